@@ -1,0 +1,137 @@
+# restack - one non-recursive Makefile.  ./configure writes config.mak;
+# put your own overrides in config.mak.local.
+#
+#   make              build ./restack
+#   make demo         record a small workload and convert it
+#   make check        build and run the whole test suite
+#   make check-asan   the suite under AddressSanitizer + UBSan
+#   make fuzz         build the libFuzzer targets (clang)
+#   make bench        benchmarks against perf script
+#
+# V=1 shows commands; DEVELOPER=1 adds -Werror; SANITIZE=address,undefined.
+
+-include config.mak
+-include config.mak.local
+
+Q = $(if $(V),,@)
+BUILD ?= build
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN = -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
+       -Wmissing-prototypes -Wvla -Wpointer-arith -Wwrite-strings \
+       -Wundef -Wimplicit-fallthrough -Wno-missing-field-initializers
+WARN += $(if $(DEVELOPER),-Werror)
+SAN_FLAGS = $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -I$(BUILD) $(WARN) $(DEP_CFLAGS) $(CFLAGS) $(SAN_FLAGS) -MMD -MP
+ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
+LIBS = $(DEP_LIBS)
+
+COMMON_SRC = common/err.c common/mem.c common/strbuf.c common/input.c
+FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
+	formats/perfdata_feature.c formats/perfdata_order.c \
+	formats/perfdata_names.c formats/perfdata_dump.c
+UNWIND_SRC =
+CMD_SRC = cmd/main.c cmd/info.c cmd/dump.c cmd/util.c
+
+LIB_SRC = $(COMMON_SRC) $(FORMATS_SRC) $(UNWIND_SRC)
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
+CMD_OBJ = $(CMD_SRC:%.c=$(BUILD)/%.o)
+
+UNIT_SRC = $(wildcard tests/unit/test_*.c)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_SRC = $(wildcard tests/fuzz/fuzz_*.c)
+REPLAY_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/replay_%)
+
+PROG = restack
+
+.PHONY: all deps test-deps demo check check-asan check-run fuzz bench clean \
+	check-includes
+.DEFAULT_GOAL := all
+
+all: $(PROG)
+
+deps:
+	$(Q)scripts/deps.sh build
+
+test-deps:
+	$(Q)scripts/deps.sh test
+
+config.mak: configure
+	$(Q)scripts/deps.sh build
+	$(Q)./configure
+
+$(BUILD)/%.o: %.c config.mak
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+ifeq ($(BUILD),build)
+$(PROG): $(LIB_OBJ) $(CMD_OBJ)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+else
+$(PROG): $(BUILD)/$(PROG)
+endif
+
+$(BUILD)/$(PROG): $(LIB_OBJ) $(CMD_OBJ)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) tests/harness.h config.mak
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJ) $(LIBS)
+
+$(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(LIB_OBJ) config.mak
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< tests/fuzz/replay.c $(LIB_OBJ) $(LIBS)
+
+# The test programs profiled by the tests (tests/progs/*.c).
+PROGS_SRC = $(wildcard tests/progs/*.c)
+
+check-run: $(BUILD)/$(PROG) $(UNIT_BIN) $(REPLAY_BIN)
+	$(Q)BUILD=$(BUILD) RESTACK=$(BUILD)/$(PROG) tests/run.sh
+
+check: test-deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory check-includes
+	$(Q)$(MAKE) --no-print-directory check-run
+
+check-asan: test-deps
+	$(Q)$(MAKE) --no-print-directory config.mak
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan \
+		SANITIZE=address,undefined CFLAGS="-O1 -g" check-run
+
+# Includes flow one way: common <- formats <- unwind <- cmd.
+check-includes:
+	$(Q)! grep -n '#include "\(formats\|unwind\|cmd\)/' common/*.[ch] || { echo "common/ includes a later stage" >&2; exit 1; }
+	$(Q)! grep -n '#include "\(unwind\|cmd\)/' formats/*.[ch] || { echo "formats/ includes a later stage" >&2; exit 1; }
+	$(Q)! grep -n '#include "cmd/' unwind/*.[ch] 2>/dev/null || { echo "unwind/ includes cmd/" >&2; exit 1; }
+
+FUZZ_CC = clang
+fuzz: config.mak
+	@mkdir -p $(BUILD)/fuzz
+	$(Q)for f in $(FUZZ_SRC); do \
+		n=$$(basename $$f .c); \
+		$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -I. -I$(BUILD) -g -O1 \
+			-fsanitize=fuzzer,address,undefined $(DEP_CFLAGS) \
+			-o $(BUILD)/fuzz/$$n $$f $(LIB_SRC) $(LIBS) || exit 1; \
+		echo "  built $(BUILD)/fuzz/$$n"; \
+	done
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/demo.sh
+
+bench: test-deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/bench.sh
+
+clean:
+	rm -rf build build-asan $(PROG)
+
+distclean: clean
+	rm -f config.mak config.h
+
+-include $(LIB_OBJ:.o=.d) $(CMD_OBJ:.o=.d)

@@ -1,0 +1,55 @@
+/*
+ * main.c - restack's entry point: the command table, --help, --version.
+ */
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+struct cmd_entry {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct cmd_entry commands[] = {
+	{ "info", cmd_info, "header, events, features, build-ids, record counts" },
+	{ "dump", cmd_dump, "one line per record, in time order" },
+};
+
+static void main_usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: restack <command> [options] <input>\n"
+		   "       restack --help | --version\n\ncommands:\n");
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'restack <command> --help' describes a command's options.\n"
+		   "\nExit status: 0 ok; 1 output written but a --min-coverage gate failed;\n"
+		   "2 the input could not be read or converted; 64 bad usage.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		main_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		main_usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("restack %s\n", RESTACK_VERSION);
+		return EXIT_OK;
+	}
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "restack: '%s' is not a command\n", argv[1]);
+	main_usage(stderr);
+	return EXIT_USAGE;
+}

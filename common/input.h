@@ -1,0 +1,51 @@
+/*
+ * input.h - an input file or stdin ("-"), read by offset.
+ *
+ * A regular file can be read anywhere (pread).  A pipe can only be read
+ * forwards: input_read_at() then needs the offset to be where the stream
+ * is, and input_skip() discards bytes.  Offsets always count from the first
+ * byte of the input, so error messages name real positions.
+ */
+#ifndef RESTACK_COMMON_INPUT_H
+#define RESTACK_COMMON_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+struct input {
+	int fd;
+	bool own_fd;        /* close fd in input_close() */
+	bool seekable;      /* a regular file: pread works */
+	uint64_t size;      /* file size if seekable, else UINT64_MAX */
+	uint64_t stream_pos;/* next offset a non-seekable input delivers */
+	const char *name;   /* as given: path or "-"; not owned */
+};
+
+/*
+ * Opens path ("-" is stdin).  name must outlive the input.  Returns 0, or
+ * -1 with *err filled.
+ */
+int input_open(struct input *in, const char *path, struct err *err);
+
+/* Wraps an open descriptor the caller keeps owning. */
+void input_from_fd(struct input *in, int fd, const char *name);
+
+void input_close(struct input *in);
+
+/*
+ * Reads up to len bytes at off into buf; fewer only at end of input.
+ * Returns the count read, or -1 with *err filled.
+ */
+long long input_read_at(struct input *in, void *buf, size_t len, uint64_t off,
+			struct err *err);
+
+/*
+ * Moves a stream's position forward to off, discarding bytes.  Seekable
+ * inputs need nothing.  Returns 0, or -1 (end of input or read error).
+ */
+int input_skip_to(struct input *in, uint64_t off, struct err *err);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * mem.c - overflow-checked allocation helpers.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/mem.h"
+
+int mem_grow(void *arr, size_t *alloc, size_t elem_size, size_t need)
+{
+	void **parr = arr;
+	size_t n = *alloc, bytes;
+	void *p;
+
+	if (need <= n)
+		return 0;
+	n = n < 8 ? 8 : n;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return -1;
+		n *= 2;
+	}
+	if (__builtin_mul_overflow(n, elem_size, &bytes))
+		return -1;
+	p = realloc(*parr, bytes);
+	if (!p)
+		return -1;
+	memset((char *)p + *alloc * elem_size, 0, (n - *alloc) * elem_size);
+	*parr = p;
+	*alloc = n;
+	return 0;
+}
+
+void *mem_zalloc(size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (__builtin_mul_overflow(n, size, &bytes))
+		return NULL;
+	return calloc(1, bytes ? bytes : 1);
+}
+
+char *mem_strdup(const char *s)
+{
+	size_t len = strlen(s) + 1;
+	char *d = malloc(len);
+
+	if (d)
+		memcpy(d, s, len);
+	return d;
+}

@@ -1,0 +1,147 @@
+/*
+ * perfdata.h - reader for Linux perf.data files (file mode, pipe mode,
+ * zstd-compressed records, either byte order).
+ *
+ * The reader turns the input into the format-neutral events of
+ * common/event.h, in timestamp order (perf's FINISHED_ROUND rule, with
+ * bounded buffering), and collects the header metadata in a
+ * struct perfdata_info.
+ */
+#ifndef RESTACK_FORMATS_PERFDATA_H
+#define RESTACK_FORMATS_PERFDATA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "common/event.h"
+#include "common/strbuf.h"
+
+struct perfdata_reader;
+
+struct perfdata_opts {
+	/* Deliver records in file order instead of time order. */
+	bool file_order;
+	/*
+	 * Most bytes of records held back for sorting before the oldest are
+	 * delivered anyway (each such delivery counts as a forced flush).
+	 * 0 means the default, 64 MiB.
+	 */
+	uint64_t max_queue_bytes;
+};
+
+/* Number of perf.data feature ids the reader names (HEADER_*). */
+#define PERFDATA_FEAT_MAX 256
+
+struct perfdata_feature {
+	unsigned id;
+	uint64_t offset, size;  /* file mode: where the payload is */
+};
+
+struct perfdata_build_id {
+	int32_t pid;
+	uint8_t cpumode;
+	uint8_t build_id[20];
+	uint8_t size;
+	char *filename;         /* owned by the reader */
+	bool from_mmap;         /* seen on an MMAP2 record, not in metadata */
+};
+
+/*
+ * Everything the input says about itself.  Owned by the reader; strings
+ * are NULL when absent.  In pipe mode the fields fill in while records are
+ * read, so they are complete only at end of input.
+ */
+struct perfdata_info {
+	bool pipe;              /* pipe-mode stream */
+	bool swap;              /* written in the other byte order */
+	uint64_t file_size;     /* UINT64_MAX for streams */
+	uint64_t header_size;
+	uint64_t attr_size;
+	uint64_t data_offset, data_size;
+
+	struct event_attr *attrs;
+	unsigned nr_attrs;
+
+	uint64_t features[4];   /* the feature bitmap */
+	struct perfdata_feature *feats; /* set bits, in ascending order */
+	unsigned nr_feats;
+
+	char *hostname, *osrelease, *version, *arch, *cpudesc, *cpuid;
+	char **cmdline;
+	unsigned nr_cmdline;
+	uint32_t nr_cpus_avail, nr_cpus_online;
+	bool has_nrcpus;
+	uint64_t total_mem_kb;
+	uint64_t first_sample_time, last_sample_time;
+	bool has_sample_time;
+	uint64_t clockid_res_ns;
+	bool has_clockid_res;
+	uint32_t comp_version, comp_type, comp_level, comp_ratio, comp_mmap_len;
+	bool has_compressed;
+	enum event_arch arch_id;
+
+	struct perfdata_build_id *build_ids;
+	unsigned nr_build_ids;
+
+	/* TRACING_DATA blob, when present (copied into reader memory). */
+	const uint8_t *tracing_data;
+	uint64_t tracing_data_size;
+};
+
+/* Counts collected while reading; complete at end of input. */
+struct perfdata_stats {
+	uint64_t records[256];  /* by record type; types >= 256 in unknown */
+	uint64_t unknown_records;   /* types the reader does not know */
+	uint64_t unknown_bytes;
+	uint64_t compressed_bytes_in, compressed_bytes_out;
+	uint64_t *samples_by_attr;  /* nr_attrs entries */
+	uint64_t lost_records;      /* sum of LOST.lost */
+	uint64_t lost_samples;      /* sum of LOST_SAMPLES.lost */
+	uint64_t time_min, time_max;/* over records that carry a time */
+	uint64_t out_of_order;      /* delivered after a later timestamp */
+	uint64_t forced_flushes;    /* queue limit reached before a round */
+	uint64_t queue_peak_bytes;
+	uint64_t rounds;
+	bool ends_with_round;       /* last record read was FINISHED_ROUND */
+};
+
+/*
+ * Opens path ("-" = stdin) and reads its header.  name must outlive the
+ * reader.  opts may be NULL.  Returns NULL with *err filled on failure.
+ */
+struct perfdata_reader *perfdata_open(const char *path,
+				      const struct perfdata_opts *opts,
+				      struct err *err);
+
+/*
+ * Delivers the next event.  Pointers inside *ev belong to the reader and
+ * stay valid until the next perfdata_next() or perfdata_close().  Returns
+ * 1 with *ev filled, 0 at end of input, -1 on error (perfdata_err()).
+ */
+int perfdata_next(struct perfdata_reader *r, struct event *ev);
+
+const struct err *perfdata_err(const struct perfdata_reader *r);
+const struct perfdata_info *perfdata_info(const struct perfdata_reader *r);
+const struct perfdata_stats *perfdata_stats(const struct perfdata_reader *r);
+
+void perfdata_close(struct perfdata_reader *r);
+
+/* True when the first bytes (at least 16) look like perf.data. */
+bool perfdata_probe(const void *head, size_t len);
+
+/* Constant names: "SAMPLE", "MMAP2", "HEADER_ATTR", ...; NULL if unknown. */
+const char *perfdata_record_name(uint32_t type);
+/* "hostname", "build_id", ...; NULL if unknown. */
+const char *perfdata_feature_name(unsigned id);
+/* "IP|TID|TIME|..." for sample_type bits, appended to out. */
+void perfdata_sample_type_str(uint64_t sample_type, struct strbuf *out);
+
+/*
+ * Appends one line describing ev (without a newline) to out, in the
+ * format documented in README.md ("restack dump").
+ */
+void perfdata_format_event(const struct perfdata_reader *r,
+			   const struct event *ev, struct strbuf *out);
+
+#endif

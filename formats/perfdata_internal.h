@@ -1,0 +1,309 @@
+/*
+ * perfdata_internal.h - perf.data on-disk constants and the reader's
+ * private state, shared by the formats/perfdata_*.c files.
+ *
+ * Sources of truth: include/uapi/linux/perf_event.h (kernel records,
+ * sample layout) and tools/perf/util/{header,event,session}.[ch] (file
+ * layout, synthesized records, features); see
+ * shared/reference/perfdata-format.md for the byte-level walk-through.
+ */
+#ifndef RESTACK_FORMATS_PERFDATA_INTERNAL_H
+#define RESTACK_FORMATS_PERFDATA_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <zstd.h>
+
+#include "common/cur.h"
+#include "common/input.h"
+#include "formats/perfdata.h"
+
+/* "PERFILE2" read as a little-endian u64. */
+#define PD_MAGIC 0x32454c4946524550ULL
+#define PD_MAGIC_SWAPPED 0x50455246494c4532ULL
+
+#define PD_FILE_HEADER_SIZE 104   /* with the 256-bit feature bitmap */
+#define PD_FILE_HEADER_V1_SIZE 72 /* no feature bitmap */
+#define PD_PIPE_HEADER_SIZE 16
+#define PD_ATTR_VER0_SIZE 64
+#define PD_REC_HEADER_SIZE 8
+
+/* Kernel record types (enum perf_event_type). */
+enum {
+	PD_REC_MMAP = 1,
+	PD_REC_LOST = 2,
+	PD_REC_COMM = 3,
+	PD_REC_EXIT = 4,
+	PD_REC_THROTTLE = 5,
+	PD_REC_UNTHROTTLE = 6,
+	PD_REC_FORK = 7,
+	PD_REC_READ = 8,
+	PD_REC_SAMPLE = 9,
+	PD_REC_MMAP2 = 10,
+	PD_REC_AUX = 11,
+	PD_REC_ITRACE_START = 12,
+	PD_REC_LOST_SAMPLES = 13,
+	PD_REC_SWITCH = 14,
+	PD_REC_SWITCH_CPU_WIDE = 15,
+	PD_REC_NAMESPACES = 16,
+	PD_REC_KSYMBOL = 17,
+	PD_REC_BPF_EVENT = 18,
+	PD_REC_CGROUP = 19,
+	PD_REC_TEXT_POKE = 20,
+	PD_REC_AUX_OUTPUT_HW_ID = 21,
+	PD_REC_CALLCHAIN_DEFERRED = 22,
+	PD_REC_KERNEL_MAX = 22,
+
+	/* Records perf itself writes (enum perf_user_event_type). */
+	PD_REC_HEADER_ATTR = 64,
+	PD_REC_HEADER_EVENT_TYPE = 65,
+	PD_REC_HEADER_TRACING_DATA = 66,
+	PD_REC_HEADER_BUILD_ID = 67,
+	PD_REC_FINISHED_ROUND = 68,
+	PD_REC_ID_INDEX = 69,
+	PD_REC_AUXTRACE_INFO = 70,
+	PD_REC_AUXTRACE = 71,
+	PD_REC_AUXTRACE_ERROR = 72,
+	PD_REC_THREAD_MAP = 73,
+	PD_REC_CPU_MAP = 74,
+	PD_REC_STAT_CONFIG = 75,
+	PD_REC_STAT = 76,
+	PD_REC_STAT_ROUND = 77,
+	PD_REC_EVENT_UPDATE = 78,
+	PD_REC_TIME_CONV = 79,
+	PD_REC_HEADER_FEATURE = 80,
+	PD_REC_COMPRESSED = 81,
+	PD_REC_FINISHED_INIT = 82,
+	PD_REC_COMPRESSED2 = 83,
+	PD_REC_BPF_METADATA = 84,
+	PD_REC_SCHEDSTAT_CPU = 85,
+	PD_REC_SCHEDSTAT_DOMAIN = 86,
+	PD_REC_USER_MAX = 86,
+};
+
+/* header.misc bits. */
+#define PD_MISC_CPUMODE_MASK 0x7
+#define PD_MISC_MMAP_DATA (1u << 13)
+#define PD_MISC_COMM_EXEC (1u << 13)
+#define PD_MISC_SWITCH_OUT (1u << 13)
+#define PD_MISC_EXACT_IP (1u << 14)
+#define PD_MISC_MMAP_BUILD_ID (1u << 14)
+#define PD_MISC_SWITCH_OUT_PREEMPT (1u << 14)
+#define PD_MISC_BUILD_ID_SIZE (1u << 15)
+
+/* sample_type bits (enum perf_event_sample_format). */
+#define PD_SAMPLE_IP (1ULL << 0)
+#define PD_SAMPLE_TID (1ULL << 1)
+#define PD_SAMPLE_TIME (1ULL << 2)
+#define PD_SAMPLE_ADDR (1ULL << 3)
+#define PD_SAMPLE_READ (1ULL << 4)
+#define PD_SAMPLE_CALLCHAIN (1ULL << 5)
+#define PD_SAMPLE_ID (1ULL << 6)
+#define PD_SAMPLE_CPU (1ULL << 7)
+#define PD_SAMPLE_PERIOD (1ULL << 8)
+#define PD_SAMPLE_STREAM_ID (1ULL << 9)
+#define PD_SAMPLE_RAW (1ULL << 10)
+#define PD_SAMPLE_BRANCH_STACK (1ULL << 11)
+#define PD_SAMPLE_REGS_USER (1ULL << 12)
+#define PD_SAMPLE_STACK_USER (1ULL << 13)
+#define PD_SAMPLE_WEIGHT (1ULL << 14)
+#define PD_SAMPLE_DATA_SRC (1ULL << 15)
+#define PD_SAMPLE_IDENTIFIER (1ULL << 16)
+#define PD_SAMPLE_TRANSACTION (1ULL << 17)
+#define PD_SAMPLE_REGS_INTR (1ULL << 18)
+#define PD_SAMPLE_PHYS_ADDR (1ULL << 19)
+#define PD_SAMPLE_AUX (1ULL << 20)
+#define PD_SAMPLE_CGROUP (1ULL << 21)
+#define PD_SAMPLE_DATA_PAGE_SIZE (1ULL << 22)
+#define PD_SAMPLE_CODE_PAGE_SIZE (1ULL << 23)
+#define PD_SAMPLE_WEIGHT_STRUCT (1ULL << 24)
+#define PD_SAMPLE_MAX_BIT 25
+
+/* read_format bits. */
+#define PD_READ_TOTAL_TIME_ENABLED (1ULL << 0)
+#define PD_READ_TOTAL_TIME_RUNNING (1ULL << 1)
+#define PD_READ_ID (1ULL << 2)
+#define PD_READ_GROUP (1ULL << 3)
+#define PD_READ_LOST (1ULL << 4)
+
+/* attr flag word bits (offset 40 of perf_event_attr). */
+#define PD_ATTR_FREQ (1ULL << 10)
+#define PD_ATTR_SAMPLE_ID_ALL (1ULL << 18)
+#define PD_ATTR_USE_CLOCKID (1ULL << 25)
+
+/* branch_sample_type bits that change the sample layout. */
+#define PD_BRANCH_HW_INDEX (1ULL << 17)
+#define PD_BRANCH_COUNTERS (1ULL << 19)
+
+/* Feature ids (HEADER_*). */
+enum {
+	PD_FEAT_TRACING_DATA = 1,
+	PD_FEAT_BUILD_ID = 2,
+	PD_FEAT_HOSTNAME = 3,
+	PD_FEAT_OSRELEASE = 4,
+	PD_FEAT_VERSION = 5,
+	PD_FEAT_ARCH = 6,
+	PD_FEAT_NRCPUS = 7,
+	PD_FEAT_CPUDESC = 8,
+	PD_FEAT_CPUID = 9,
+	PD_FEAT_TOTAL_MEM = 10,
+	PD_FEAT_CMDLINE = 11,
+	PD_FEAT_EVENT_DESC = 12,
+	PD_FEAT_CPU_TOPOLOGY = 13,
+	PD_FEAT_NUMA_TOPOLOGY = 14,
+	PD_FEAT_BRANCH_STACK = 15,
+	PD_FEAT_PMU_MAPPINGS = 16,
+	PD_FEAT_GROUP_DESC = 17,
+	PD_FEAT_AUXTRACE = 18,
+	PD_FEAT_STAT = 19,
+	PD_FEAT_CACHE = 20,
+	PD_FEAT_SAMPLE_TIME = 21,
+	PD_FEAT_MEM_TOPOLOGY = 22,
+	PD_FEAT_CLOCKID = 23,
+	PD_FEAT_DIR_FORMAT = 24,
+	PD_FEAT_BPF_PROG_INFO = 25,
+	PD_FEAT_BPF_BTF = 26,
+	PD_FEAT_COMPRESSED = 27,
+	PD_FEAT_CPU_PMU_CAPS = 28,
+	PD_FEAT_CLOCK_DATA = 29,
+	PD_FEAT_HYBRID_TOPOLOGY = 30,
+	PD_FEAT_PMU_CAPS = 31,
+	PD_FEAT_CPU_DOMAIN_INFO = 32,
+	PD_FEAT_E_MACHINE = 33,
+	PD_FEAT_CLN_SIZE = 34,
+	PD_FEAT_KNOWN_MAX = 34,
+};
+
+/*
+ * A refcounted chunk of input or decompressed bytes.  Records handed to the
+ * ordering queue point into a block and hold a reference, so a block lives
+ * until every record in it was delivered.
+ */
+struct pd_block {
+	uint32_t refs;
+	size_t len, cap;
+	struct pd_block *next_free;
+	uint8_t data[];
+};
+
+/* A sequential source of records over blocks. */
+struct pd_src {
+	struct pd_block *blk;   /* current block; the source holds one ref */
+	size_t pos;             /* next unread byte in blk */
+	uint64_t blk_off;       /* input offset of blk->data[0] (plain data) */
+};
+
+/* A record waiting in the ordering queue. */
+struct pd_qent {
+	uint64_t time;
+	uint64_t seq;
+	struct pd_block *blk;
+	const uint8_t *rec;
+	uint64_t file_off;
+	uint32_t len;
+	bool compressed;
+};
+
+struct pd_queue {
+	struct pd_qent *heap;
+	size_t nr, alloc;
+	uint64_t bytes;         /* record bytes held */
+	uint64_t max_bytes;
+	uint64_t next_flush;    /* FINISHED_ROUND: deliver up to this time */
+	uint64_t flush_limit;   /* deliver entries with time <= flush_limit */
+	uint64_t max_time;      /* newest timestamp queued so far */
+	uint64_t last_delivered;
+	bool draining;          /* end of input: deliver everything */
+};
+
+/* id -> attr index */
+struct pd_id {
+	uint64_t id;
+	unsigned attr;
+};
+
+struct perfdata_reader {
+	struct input in;
+	struct perfdata_opts opts;
+	struct err err;
+	struct perfdata_info info;
+	struct perfdata_stats stats;
+
+	/* Per-attr state parallel to info.attrs. */
+	struct pd_id *ids;
+	size_t nr_ids, alloc_ids;
+	bool ids_sorted;
+	size_t attrs_alloc;         /* of info.attrs and attr_names */
+	char **attr_names;          /* owned names, parallel to attrs */
+	size_t samples_alloc;       /* of stats.samples_by_attr */
+
+	/* Where the id sits, from the first attr (perf requires all agree). */
+	int sample_id_pos;          /* u64 index in SAMPLE, or -1 */
+	int trailer_id_pos;         /* u64 index from the end, or -1 */
+
+	/* The record stream. */
+	uint64_t data_end;          /* input offset where records end */
+	uint64_t in_off;            /* next input offset to read */
+	struct pd_src src;
+	bool src_done;
+
+	/* zstd stream across COMPRESSED records */
+	ZSTD_DStream *zstd;
+	struct pd_src dsrc;         /* decompressed records */
+	bool in_dsrc;               /* reading records out of dsrc */
+	uint64_t dsrc_file_off;     /* COMPRESSED record they came from */
+
+	struct pd_block *free_blocks;
+	uint64_t seq;
+
+	struct pd_queue q;
+	struct pd_qent cur;         /* the record being delivered */
+	bool cur_held;              /* cur.blk holds a ref to drop */
+
+	/* Scratch arrays for the event being delivered (host byte order). */
+	uint64_t *scratch_u64;
+	size_t scratch_alloc;
+	size_t scratch_used;
+	struct event_branch *branches;
+	size_t branches_alloc;
+
+	/* Copies of trailing payloads we keep. */
+	uint8_t *tracing_data;
+
+	bool saw_last_feature;
+};
+
+/* perfdata_read.c */
+int pd_attr_add(struct perfdata_reader *r, struct cur *c, size_t attr_bytes,
+		const char *what);
+int pd_id_add(struct perfdata_reader *r, uint64_t id, unsigned attr);
+int pd_attr_by_id(struct perfdata_reader *r, uint64_t id, unsigned *attr);
+void pd_block_put(struct perfdata_reader *r, struct pd_block *b);
+
+/* perfdata_feature.c: decode one feature payload into r->info. */
+int pd_feature_parse(struct perfdata_reader *r, unsigned id, struct cur *c);
+void pd_info_release(struct perfdata_info *info);
+int pd_build_id_add(struct perfdata_reader *r, int32_t pid, uint8_t cpumode,
+		    const uint8_t *bid, uint8_t size, const char *filename,
+		    bool from_mmap);
+enum event_arch pd_arch_from_name(const char *name);
+/* Parses a build-id entry (feature section or HEADER_BUILD_ID record). */
+int pd_build_id_record(struct perfdata_reader *r, struct cur *c,
+		       struct event_build_id *out);
+
+/* perfdata_sample.c */
+unsigned pd_sample_id_trailer_size(uint64_t sample_type);
+int pd_record_attr(struct perfdata_reader *r, struct cur *rec, uint32_t type,
+		   unsigned *attr);
+int pd_record_time(struct perfdata_reader *r, const uint8_t *rec,
+		   uint32_t len, uint64_t file_off, uint64_t *time);
+int pd_decode_event(struct perfdata_reader *r, const struct pd_qent *q,
+		    struct event *ev);
+
+/* perfdata_order.c */
+int pd_queue_push(struct pd_queue *q, const struct pd_qent *e);
+bool pd_queue_pop_ready(struct pd_queue *q, struct pd_qent *e);
+void pd_queue_round(struct pd_queue *q);
+void pd_queue_release(struct perfdata_reader *r, struct pd_queue *q);
+
+#endif

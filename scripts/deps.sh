@@ -1,0 +1,40 @@
+#!/bin/sh
+# deps.sh - make sure the Debian packages restack builds and tests with are
+# installed.  As root it installs what is missing with apt-get; otherwise it
+# prints the apt-get line and fails.
+#
+#   scripts/deps.sh build   # compiler, make, pkg-config, the -dev libraries
+#   scripts/deps.sh test    # build + perf, clang (fuzzing), python3
+set -u
+what=${1:-build}
+
+pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev libdebuginfod-dev libtraceevent-dev"
+case $what in
+build) ;;
+test) pkgs="$pkgs linux-perf clang python3 binutils" ;;
+*) echo "deps.sh: unknown set '$what' (build or test)" >&2; exit 64 ;;
+esac
+
+missing=""
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "restack needs these Debian packages; as root run:" >&2
+	echo "  apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "deps.sh: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+if ! apt-get install -y -q $missing >/tmp/restack-apt.log 2>&1; then
+	apt-get update -q >/dev/null 2>&1 || true
+	if ! apt-get install -y -q $missing >/tmp/restack-apt.log 2>&1; then
+		tail -n 20 /tmp/restack-apt.log >&2
+		echo "deps.sh: apt-get install failed (log: /tmp/restack-apt.log)" >&2
+		exit 1
+	fi
+fi
