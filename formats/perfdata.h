@@ -115,6 +115,16 @@ struct perfdata_reader *perfdata_open(const char *path,
 				      struct err *err);
 
 /*
+ * Like perfdata_open() on an open descriptor, which the caller keeps
+ * owning and closes after perfdata_close().  A regular file is read from
+ * offset 0 whatever its position; anything else is read as a stream.
+ * name (for messages) must outlive the reader.
+ */
+struct perfdata_reader *perfdata_open_fd(int fd, const char *name,
+					 const struct perfdata_opts *opts,
+					 struct err *err);
+
+/*
  * Delivers the next event.  Pointers inside *ev belong to the reader and
  * stay valid until the next perfdata_next() or perfdata_close().  Returns
  * 1 with *ev filled, 0 at end of input, -1 on error (perfdata_err()).

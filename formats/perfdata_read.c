@@ -610,15 +610,11 @@ bool perfdata_probe(const void *head, size_t len)
 	return magic == PD_MAGIC || magic == PD_MAGIC_SWAPPED;
 }
 
-struct perfdata_reader *perfdata_open(const char *path,
-				      const struct perfdata_opts *opts,
+/* Allocates a reader with its options applied; the input is not open. */
+static struct perfdata_reader *pd_new(const struct perfdata_opts *opts,
 				      struct err *err)
 {
 	struct perfdata_reader *r = mem_zalloc(1, sizeof(*r));
-	uint8_t hdr[PD_FILE_HEADER_SIZE];
-	uint64_t magic, size;
-	long long n;
-	size_t hdr_len;
 
 	if (!r) {
 		err_set(err, ERR_NOMEM, ERR_NO_OFF, "reader");
@@ -633,25 +629,29 @@ struct perfdata_reader *perfdata_open(const char *path,
 	r->sample_id_pos = r->trailer_id_pos = -1;
 	r->stats.time_min = UINT64_MAX;
 	r->in.fd = -1;
-	if (input_open(&r->in, path, &r->err) < 0)
-		goto fail;
-	r->info.file_size = r->in.size;
+	return r;
+}
 
+/* Reads the header of r's open input.  Returns 0, or -1 with r->err set. */
+static int pd_read_header(struct perfdata_reader *r)
+{
+	uint8_t hdr[PD_FILE_HEADER_SIZE];
+	uint64_t magic, size;
+	long long n;
+	size_t hdr_len;
+
+	r->info.file_size = r->in.size;
 	n = input_read_at(&r->in, hdr, PD_PIPE_HEADER_SIZE, 0, &r->err);
 	if (n < 0)
-		goto fail;
-	if (n < 8 || !perfdata_probe(hdr, (size_t)n)) {
-		err_set(&r->err, ERR_FORMAT, 0,
-			"not a perf.data file (no PERFILE2 magic)");
-		goto fail;
-	}
+		return -1;
+	if (n < 8 || !perfdata_probe(hdr, (size_t)n))
+		return err_set(&r->err, ERR_FORMAT, 0,
+			       "not a perf.data file (no PERFILE2 magic)");
 	memcpy(&magic, hdr, 8);
 	r->info.swap = magic == PD_MAGIC_SWAPPED;
-	if (n < PD_PIPE_HEADER_SIZE) {
-		err_set(&r->err, ERR_TRUNCATED, 8,
-			"file ends inside the header (%lld bytes)", n);
-		goto fail;
-	}
+	if (n < PD_PIPE_HEADER_SIZE)
+		return err_set(&r->err, ERR_TRUNCATED, 8,
+			       "file ends inside the header (%lld bytes)", n);
 	memcpy(&size, hdr + 8, 8);
 	if (r->info.swap)
 		size = bswap_64(size);
@@ -662,33 +662,58 @@ struct perfdata_reader *perfdata_open(const char *path,
 		r->src.blk_off = PD_PIPE_HEADER_SIZE;
 		r->in_off = PD_PIPE_HEADER_SIZE;
 		r->info.data_offset = PD_PIPE_HEADER_SIZE;
-		return r;
+		return 0;
 	}
-	if (size != PD_FILE_HEADER_SIZE && size != PD_FILE_HEADER_V1_SIZE) {
-		err_set(&r->err, ERR_CORRUPT, 8,
-			"header size %llu is none of 16 (pipe), 72 or 104",
-			(unsigned long long)size);
-		goto fail;
-	}
+	if (size != PD_FILE_HEADER_SIZE && size != PD_FILE_HEADER_V1_SIZE)
+		return err_set(&r->err, ERR_CORRUPT, 8,
+			       "header size %llu is none of 16 (pipe), 72 or 104",
+			       (unsigned long long)size);
 	hdr_len = (size_t)size;
 	n = input_read_at(&r->in, hdr + PD_PIPE_HEADER_SIZE,
 			  hdr_len - PD_PIPE_HEADER_SIZE, PD_PIPE_HEADER_SIZE,
 			  &r->err);
 	if (n < 0)
-		goto fail;
-	if ((size_t)n < hdr_len - PD_PIPE_HEADER_SIZE) {
-		err_set(&r->err, ERR_TRUNCATED, PD_PIPE_HEADER_SIZE + (uint64_t)n,
-			"file ends inside the %zu-byte header", hdr_len);
-		goto fail;
+		return -1;
+	if ((size_t)n < hdr_len - PD_PIPE_HEADER_SIZE)
+		return err_set(&r->err, ERR_TRUNCATED,
+			       PD_PIPE_HEADER_SIZE + (uint64_t)n,
+			       "file ends inside the %zu-byte header", hdr_len);
+	return pd_open_file_mode(r, hdr, hdr_len);
+}
+
+struct perfdata_reader *perfdata_open(const char *path,
+				      const struct perfdata_opts *opts,
+				      struct err *err)
+{
+	struct perfdata_reader *r = pd_new(opts, err);
+
+	if (!r)
+		return NULL;
+	if (input_open(&r->in, path, &r->err) < 0 || pd_read_header(r) < 0) {
+		if (err)
+			*err = r->err;
+		perfdata_close(r);
+		return NULL;
 	}
-	if (pd_open_file_mode(r, hdr, hdr_len) < 0)
-		goto fail;
 	return r;
-fail:
-	if (err)
-		*err = r->err;
-	perfdata_close(r);
-	return NULL;
+}
+
+struct perfdata_reader *perfdata_open_fd(int fd, const char *name,
+					 const struct perfdata_opts *opts,
+					 struct err *err)
+{
+	struct perfdata_reader *r = pd_new(opts, err);
+
+	if (!r)
+		return NULL;
+	input_from_fd(&r->in, fd, name);
+	if (pd_read_header(r) < 0) {
+		if (err)
+			*err = r->err;
+		perfdata_close(r);
+		return NULL;
+	}
+	return r;
 }
 
 void perfdata_close(struct perfdata_reader *r)
