@@ -199,10 +199,12 @@ static void pd_format_other(const struct perfdata_reader *r,
 		uint32_t pid = cur_u32(&c), tid = cur_u32(&c);
 
 		strbuf_addf(out, " pid=%u tid=%u values=", pid, tid);
-		while (cur_left(&c) >= 8)
-			strbuf_addf(out, "%llu%s",
-				    (unsigned long long)cur_u64(&c),
+		while (cur_left(&c) >= 8) {
+			uint64_t v = cur_u64(&c);
+
+			strbuf_addf(out, "%llu%s", (unsigned long long)v,
 				    cur_left(&c) >= 8 ? "," : "");
+		}
 		break;
 	}
 	case PD_REC_AUX: {
