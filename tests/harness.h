@@ -6,7 +6,8 @@
  *   not ok - NAME        followed by "# ..." diagnostic lines
  *   skip - NAME (reason)
  * done_testing() returns the exit status for main(): 0 when every check
- * passed, 1 otherwise.  Checks evaluate their arguments once.
+ * passed, 1 otherwise.  Checks evaluate their arguments once and return
+ * whether they passed.
  */
 #ifndef RESTACK_TESTS_HARNESS_H
 #define RESTACK_TESTS_HARNESS_H
@@ -20,19 +21,11 @@
 
 static unsigned harness_passed, harness_failed;
 
-/* Prints the result of one check; returns cond. */
-static inline bool harness_report(bool cond, const char *file, int line,
-				  const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static inline bool harness_report(bool cond, const char *file, int line,
-				  const char *fmt, ...)
+static inline bool harness_vreport(bool cond, const char *file, int line,
+				   const char *fmt, va_list ap)
 {
-	va_list ap;
-
 	fputs(cond ? "ok - " : "not ok - ", stdout);
-	va_start(ap, fmt);
 	vprintf(fmt, ap);
-	va_end(ap);
 	putchar('\n');
 	if (cond) {
 		harness_passed++;
@@ -43,6 +36,61 @@ static inline bool harness_report(bool cond, const char *file, int line,
 	return cond;
 }
 
+/* Prints the result of one check; returns cond. */
+static inline bool harness_report(bool cond, const char *file, int line,
+				  const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static inline bool harness_report(bool cond, const char *file, int line,
+				  const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	harness_vreport(cond, file, line, fmt, ap);
+	va_end(ap);
+	return cond;
+}
+
+static inline bool harness_eq_u64(uint64_t got, uint64_t want,
+				  const char *file, int line,
+				  const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static inline bool harness_eq_u64(uint64_t got, uint64_t want,
+				  const char *file, int line,
+				  const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	harness_vreport(got == want, file, line, fmt, ap);
+	va_end(ap);
+	if (got != want)
+		printf("#   got 0x%" PRIx64 " (%" PRIu64 "), want 0x%" PRIx64
+		       " (%" PRIu64 ")\n", got, got, want, want);
+	return got == want;
+}
+
+static inline bool harness_eq_str(const char *got, const char *want,
+				  const char *file, int line,
+				  const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static inline bool harness_eq_str(const char *got, const char *want,
+				  const char *file, int line,
+				  const char *fmt, ...)
+{
+	bool eq = got && want ? strcmp(got, want) == 0 : got == want;
+	va_list ap;
+
+	va_start(ap, fmt);
+	harness_vreport(eq, file, line, fmt, ap);
+	va_end(ap);
+	if (!eq) {
+		printf("#   got  \"%s\"\n", got ? got : "(null)");
+		printf("#   want \"%s\"\n", want ? want : "(null)");
+	}
+	return eq;
+}
+
 /* A diagnostic line (shown by the runner when the program fails). */
 #define DIAG(...)                                  \
 	do {                                       \
@@ -51,31 +99,21 @@ static inline bool harness_report(bool cond, const char *file, int line,
 		putchar('\n');                     \
 	} while (0)
 
-/* CHECK(cond, "name %d", ...): passes when cond is true. */
+/*
+ * CHECK(cond, "name %d", ...): passes when cond is true.  Like the other
+ * checks it is an expression whose value is whether it passed.
+ */
 #define CHECK(cond, ...) \
 	harness_report(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 
 /* Compares two integers as uint64_t; prints both on failure. */
-#define CHECK_EQ_U64(got, want, ...)                                        \
-	do {                                                                \
-		uint64_t got_ = (uint64_t)(got), want_ = (uint64_t)(want); \
-		if (!CHECK(got_ == want_, __VA_ARGS__))                     \
-			DIAG("  got 0x%" PRIx64 " (%" PRIu64 "), want "     \
-			     "0x%" PRIx64 " (%" PRIu64 ")",                 \
-			     got_, got_, want_, want_);                      \
-	} while (0)
+#define CHECK_EQ_U64(got, want, ...)                                     \
+	harness_eq_u64((uint64_t)(got), (uint64_t)(want), __FILE__, __LINE__, \
+		       __VA_ARGS__)
 
 /* Compares two strings; NULL equals only NULL. */
-#define CHECK_STR(got, want, ...)                                          \
-	do {                                                               \
-		const char *got_ = (got), *want_ = (want);                 \
-		bool eq_ = got_ && want_ ? strcmp(got_, want_) == 0 :      \
-					   got_ == want_;                  \
-		if (!CHECK(eq_, __VA_ARGS__))                              \
-			DIAG("  got \"%s\", want \"%s\"",                  \
-			     got_ ? got_ : "(null)",                       \
-			     want_ ? want_ : "(null)");                    \
-	} while (0)
+#define CHECK_STR(got, want, ...) \
+	harness_eq_str((got), (want), __FILE__, __LINE__, __VA_ARGS__)
 
 /* Records a skipped check with its reason. */
 #define SKIP(reason, ...)                          \
