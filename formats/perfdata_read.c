@@ -171,6 +171,8 @@ int pd_attr_by_id(struct perfdata_reader *r, uint64_t id, unsigned *attr)
 {
 	struct pd_id key = { .id = id }, *hit;
 
+	if (r->nr_ids == 0) /* qsort and bsearch must not see NULL */
+		return -1;
 	if (!r->ids_sorted) {
 		qsort(r->ids, r->nr_ids, sizeof(*r->ids), pd_id_cmp);
 		r->ids_sorted = true;
