@@ -813,6 +813,41 @@ truncated:
 		       "the end of the input", (unsigned long long)n);
 }
 
+/*
+ * Like pd_take_payload() into new memory the caller frees, grown as the
+ * bytes arrive: a size field that lies costs an error, not a huge
+ * allocation.  Returns NULL with r->err set on failure.
+ */
+static uint8_t *pd_take_payload_copy(struct perfdata_reader *r, uint64_t n,
+				     uint64_t rec_off)
+{
+	const size_t step = PD_BLOCK_SIZE;
+	uint8_t *buf = NULL;
+	size_t alloc = 0, have = 0;
+
+	do {
+		size_t chunk = n - have < step ? (size_t)(n - have) : step;
+
+		if (mem_grow(&buf, &alloc, 1, have + chunk + 1) < 0) {
+			free(buf);
+			err_set(&r->err, ERR_NOMEM, ERR_NO_OFF,
+				"payload of %llu bytes", (unsigned long long)n);
+			return NULL;
+		}
+		if (pd_take_payload(r, buf + have, chunk, rec_off) < 0) {
+			free(buf);
+			if (r->err.code == ERR_TRUNCATED)
+				err_set(&r->err, ERR_TRUNCATED, rec_off,
+					"%llu bytes of payload after this "
+					"record run past the end of the input",
+					(unsigned long long)n);
+			return NULL;
+		}
+		have += chunk;
+	} while (have < n);
+	return buf;
+}
+
 static int pd_decompress(struct perfdata_reader *r, const uint8_t *p,
 			 size_t len, uint64_t rec_off)
 {
@@ -1004,14 +1039,9 @@ static int pd_handle_user_record(struct perfdata_reader *r,
 		if (c.short_read)
 			return err_set(&r->err, ERR_TRUNCATED, q->file_off,
 				       "TRACING_DATA record is too short");
-		copy = malloc(size ? size : 1);
+		copy = pd_take_payload_copy(r, size, q->file_off);
 		if (!copy)
-			return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF,
-				       "tracing data");
-		if (pd_take_payload(r, copy, size, q->file_off) < 0) {
-			free(copy);
 			return -1;
-		}
 		free(r->tracing_data);
 		r->tracing_data = copy;
 		r->info.tracing_data = copy;
