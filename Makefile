@@ -115,7 +115,7 @@ fuzz: config.mak
 	$(Q)for f in $(FUZZ_SRC); do \
 		n=$$(basename $$f .c); \
 		$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -I. -I$(BUILD) -g -O1 \
-			-fsanitize=fuzzer,address,undefined $(DEP_CFLAGS) \
+			-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(DEP_CFLAGS) \
 			-o $(BUILD)/fuzz/$$n $$f $(LIB_SRC) $(LIBS) || exit 1; \
 		echo "  built $(BUILD)/fuzz/$$n"; \
 	done
