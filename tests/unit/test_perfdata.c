@@ -1832,6 +1832,26 @@ static void check_order(const char *vl)
 	      timed);
 }
 
+/*
+ * With TEST_PERFDATA_CORPUS=DIR set, writes the catalogue files there as
+ * DIR/catalogue-LABEL.data (seeds for tests/fuzz/fuzz_perfdata.c).
+ */
+static void save_corpus(const char *label, const struct bb *f)
+{
+	const char *dir = getenv("TEST_PERFDATA_CORPUS");
+	char path[512];
+	FILE *out;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/catalogue-%s.data", dir, label);
+	out = fopen(path, "wb");
+	if (!out || fwrite(f->p, 1, f->len, out) != f->len)
+		DIAG("cannot write %s", path);
+	if (out)
+		fclose(out);
+}
+
 /* Runs the catalogue through the reader and returns the dump lines. */
 static char *run_catalogue(const struct variant *v)
 {
@@ -1845,6 +1865,7 @@ static char *run_catalogue(const struct variant *v)
 	unsigned i;
 
 	cat_build(&f, v);
+	save_corpus(v->label, &f);
 	r = open_bytes(&f, v->real_pipe, NULL, &err, &fd);
 	bb_free(&f);
 	if (!CHECK(r != NULL, "%s: opens", v->label)) {
