@@ -26,12 +26,16 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -I$(BUILD) $(WARN) $(DEP_CFLAGS) $(CFLAG
 ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 LIBS = $(DEP_LIBS)
 
-COMMON_SRC = common/err.c common/mem.c common/strbuf.c common/input.c
+COMMON_SRC = common/err.c common/mem.c common/strbuf.c common/input.c \
+	common/hashmap.c common/arena.c common/stack.c
 FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/perfdata_feature.c formats/perfdata_order.c \
-	formats/perfdata_names.c formats/perfdata_dump.c
-UNWIND_SRC =
-CMD_SRC = cmd/main.c cmd/info.c cmd/dump.c cmd/util.c
+	formats/perfdata_names.c formats/perfdata_dump.c formats/folded.c \
+	formats/script.c
+UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/a2l.c \
+	unwind/symbolize.c unwind/aspace.c unwind/unwind.c unwind/resolve.c
+CMD_SRC = cmd/main.c cmd/info.c cmd/dump.c cmd/util.c cmd/run.c \
+	cmd/convert.c cmd/stats.c cmd/symbolize.c
 
 LIB_SRC = $(COMMON_SRC) $(FORMATS_SRC) $(UNWIND_SRC)
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)

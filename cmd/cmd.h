@@ -21,6 +21,9 @@ enum {
 
 int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+int cmd_symbolize(int argc, char **argv);
 
 /* "restack: FILE+0xOFF: message" (or without the offset) on stderr. */
 void cmd_report_err(const char *file, const struct err *e);

@@ -38,7 +38,7 @@ int cmd_dump(int argc, char **argv)
 	int c, rc, status = EXIT_OK;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			popts.file_order = true;

@@ -197,7 +197,7 @@ int cmd_info(int argc, char **argv)
 	int c, rc;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			cmd_print_usage(stdout, info_usage);

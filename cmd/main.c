@@ -12,8 +12,11 @@ struct cmd_entry {
 };
 
 static const struct cmd_entry commands[] = {
+	{ "convert", cmd_convert, "unwind a capture and write a profile" },
+	{ "stats", cmd_stats, "how well a capture unwinds, per module" },
 	{ "info", cmd_info, "header, events, features, build-ids, record counts" },
 	{ "dump", cmd_dump, "one line per record, in time order" },
+	{ "symbolize", cmd_symbolize, "name addresses of an ELF file" },
 };
 
 static void main_usage(FILE *f)

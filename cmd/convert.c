@@ -1,0 +1,279 @@
+/*
+ * convert.c - `restack convert`: unwind a capture and write a profile.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/run.h"
+#include "common/strbuf.h"
+#include "formats/folded.h"
+#include "formats/script.h"
+
+static const char *const convert_usage[] = {
+	"usage: restack convert [options] <input> -o <output>",
+	"",
+	"  -o, --output FILE       write here ('-' = standard output)",
+	"      --to FORMAT         folded or script (default: from the",
+	"                          output's name: .folded, .txt, .script)",
+	"      --pid               first frame 'comm-pid' (folded)",
+	"      --tid               first frame 'comm-pid/tid' (folded)",
+	"      --weight W          samples (default) or period",
+	"      --annotate          suffix frames: _[k] kernel, _[i] inlined,",
+	"                          _[fp] frame pointer, _[s] stitched",
+	"      --stats             print the unwinding summary to stderr",
+	NULL,
+};
+
+enum {
+	OPT_TO = 512,
+	OPT_PID,
+	OPT_TID,
+	OPT_WEIGHT,
+	OPT_ANNOTATE,
+	OPT_STATS,
+};
+
+static void convert_help(FILE *f)
+{
+	cmd_print_usage(f, convert_usage);
+	cmd_print_usage(f, run_usage_lines);
+	fprintf(f, "  -h, --help              show this help and exit\n");
+}
+
+enum convert_format {
+	FMT_FOLDED,
+	FMT_SCRIPT,
+};
+
+/* Where the profile goes: a temporary file renamed on success, or stdout. */
+struct convert_out {
+	enum convert_format fmt;
+	const char *path;
+	char tmp[PATH_MAX];
+	int fd;
+	struct folded *fo;
+	struct strbuf sb;
+};
+
+static int convert_flush(struct convert_out *o)
+{
+	size_t off = 0;
+
+	if (o->sb.oom) {
+		cmd_error("out of memory");
+		return -1;
+	}
+	while (off < o->sb.len) {
+		ssize_t n = write(o->fd, o->sb.buf + off, o->sb.len - off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			cmd_error("cannot write '%s': %s", o->path,
+				  strerror(errno));
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	strbuf_reset(&o->sb);
+	return 0;
+}
+
+static int convert_add(void *ctx, const struct rsample *s)
+{
+	struct convert_out *o = ctx;
+
+	if (o->fmt == FMT_FOLDED)
+		return folded_add(o->fo, s);
+	script_format_sample(s, &o->sb);
+	if (o->sb.len >= 65536 && convert_flush(o) < 0)
+		return -1;
+	return 0;
+}
+
+static int convert_open(struct convert_out *o)
+{
+	if (!strcmp(o->path, "-")) {
+		o->fd = STDOUT_FILENO;
+		return 0;
+	}
+	if (snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%d", o->path,
+		     (int)getpid()) >= (int)sizeof(o->tmp)) {
+		cmd_error("output name too long: '%s'", o->path);
+		return -1;
+	}
+	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (o->fd < 0) {
+		cmd_error("cannot create '%s': %s", o->tmp, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Finishes the output; on failure (ok false) removes the partial file. */
+static int convert_close(struct convert_out *o, bool ok)
+{
+	struct err err;
+
+	if (ok && o->fmt == FMT_FOLDED && folded_write(o->fo, o->fd, &err) < 0) {
+		cmd_report_err(o->path, &err);
+		ok = false;
+	}
+	if (ok && convert_flush(o) < 0)
+		ok = false;
+	if (o->fd >= 0 && o->fd != STDOUT_FILENO) {
+		if (close(o->fd) < 0 && ok) {
+			cmd_error("cannot write '%s': %s", o->path,
+				  strerror(errno));
+			ok = false;
+		}
+		if (ok && rename(o->tmp, o->path) < 0) {
+			cmd_error("cannot write '%s': %s", o->path,
+				  strerror(errno));
+			ok = false;
+		}
+		if (!ok)
+			unlink(o->tmp);
+	}
+	o->fd = -1;
+	return ok ? 0 : -1;
+}
+
+/* The format named by --to, or else by the output's extension. */
+static int convert_pick_format(const char *to, const char *out,
+			       enum convert_format *fmt)
+{
+	const char *dot = strrchr(out, '.');
+
+	if (to) {
+		if (!strcmp(to, "folded"))
+			*fmt = FMT_FOLDED;
+		else if (!strcmp(to, "script"))
+			*fmt = FMT_SCRIPT;
+		else
+			return -1;
+		return 0;
+	}
+	*fmt = FMT_FOLDED;
+	if (!strcmp(out, "-") || !dot || !strcmp(dot, ".folded") ||
+	    !strcmp(dot, ".txt") || !strcmp(dot, ".collapsed") ||
+	    !strcmp(dot, ".stacks"))
+		return 0;
+	if (!strcmp(dot, ".script")) {
+		*fmt = FMT_SCRIPT;
+		return 0;
+	}
+	return -1;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	struct option opts[64];
+	static const struct option own[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "to", required_argument, NULL, OPT_TO },
+		{ "pid", no_argument, NULL, OPT_PID },
+		{ "tid", no_argument, NULL, OPT_TID },
+		{ "weight", required_argument, NULL, OPT_WEIGHT },
+		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "help", no_argument, NULL, 'h' },
+	};
+	struct run_opts ro = { 0 };
+	struct folded_opts fopts = { 0 };
+	const char *out = NULL, *to = NULL, *in;
+	struct convert_out co = { .fd = -1 };
+	bool stats = false;
+	struct run run;
+	size_t n = 0, i;
+	int c, rc;
+
+	for (i = 0; i < ARRAY_SIZE(own); i++)
+		opts[n++] = own[i];
+	for (i = 0; run_long_options[i].name; i++)
+		opts[n++] = run_long_options[i];
+	memset(&opts[n], 0, sizeof(opts[n]));
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case OPT_TO:
+			to = optarg;
+			break;
+		case OPT_PID:
+			fopts.pid = true;
+			break;
+		case OPT_TID:
+			fopts.tid = true;
+			break;
+		case OPT_WEIGHT:
+			if (!strcmp(optarg, "period"))
+				fopts.period = true;
+			else if (strcmp(optarg, "samples"))
+				return cmd_usage_error(convert_usage,
+					"convert: --weight is samples or period, "
+					"not '%s'", optarg);
+			break;
+		case OPT_ANNOTATE:
+			fopts.annotate = true;
+			break;
+		case OPT_STATS:
+			stats = true;
+			break;
+		case 'h':
+			convert_help(stdout);
+			return EXIT_OK;
+		case '?':
+		case ':':
+			return cmd_usage_error(convert_usage,
+				"convert: bad or incomplete option '%s'",
+				argv[optind - 1]);
+		default:
+			rc = run_parse_option(&ro, c, optarg);
+			if (rc < 0)
+				return EXIT_USAGE;
+			if (rc == 0)
+				return cmd_usage_error(convert_usage,
+					"convert: unknown option '%s'",
+					argv[optind - 1]);
+			break;
+		}
+	}
+	if (optind != argc - 1)
+		return cmd_usage_error(convert_usage,
+				       "convert: expected one input");
+	if (!out)
+		return cmd_usage_error(convert_usage,
+				       "convert: no output (-o FILE or -o -)");
+	if (convert_pick_format(to, out, &co.fmt) < 0)
+		return cmd_usage_error(convert_usage,
+			"convert: unsupported output format '%s' (folded or "
+			"script)", to ? to : out);
+	in = argv[optind];
+	co.path = out;
+	strbuf_init(&co.sb);
+	co.fo = folded_new(&fopts);
+	if (!co.fo) {
+		cmd_error("out of memory");
+		return EXIT_BAD;
+	}
+	rc = convert_open(&co);
+	if (rc == 0) {
+		rc = run_capture(&run, &ro, in, convert_add, &co);
+		if (rc == 0 && stats && !ro.quiet)
+			run_print_stats(&run, stderr);
+		run_free(&run);
+		rc = convert_close(&co, rc == 0);
+	}
+	folded_free(co.fo);
+	strbuf_release(&co.sb);
+	return rc < 0 ? EXIT_BAD : EXIT_OK;
+}

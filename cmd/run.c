@@ -1,0 +1,367 @@
+/*
+ * run.c - from a capture to resolved samples, shared by convert and stats.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "cmd/run.h"
+
+#include "cmd/cmd.h"
+#include "common/mem.h"
+#include "unwind/cfi.h"
+#include "unwind/module.h"
+
+enum {
+	OPT_NO_INLINE = 256,
+	OPT_NO_KERNEL,
+	OPT_NO_FP,
+	OPT_MAX_FRAMES,
+	OPT_KALLSYMS,
+	OPT_BUILDID_DIR,
+	OPT_EVENT,
+};
+
+const struct option run_long_options[] = {
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
+	{ "no-fp", no_argument, NULL, OPT_NO_FP },
+	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
+	{ "event", required_argument, NULL, OPT_EVENT },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ NULL, 0, NULL, 0 },
+};
+
+const char *const run_usage_lines[] = {
+	"      --event NAME        use samples of this event (default: the",
+	"                          first event that has samples)",
+	"      --no-inline         no frames for inlined functions",
+	"      --no-kernel         drop kernel frames",
+	"      --no-fp             never use a frame-pointer step where CFI is",
+	"                          missing",
+	"      --max-frames N      frame limit per sample (default 1024)",
+	"      --kallsyms FILE     kernel symbols (default: /proc/kallsyms when",
+	"                          the capture was recorded on this machine and",
+	"                          kernel, else the build-id cache's copy)",
+	"      --buildid-dir DIR   a perf build-id cache to find binaries in",
+	"                          (repeatable; default $PERF_BUILDID_DIR or",
+	"                          ~/.debug)",
+	"  -q, --quiet             no warnings or summaries on stderr",
+	NULL,
+};
+
+int run_parse_option(struct run_opts *o, int c, const char *arg)
+{
+	char *end;
+	unsigned long v;
+
+	switch (c) {
+	case OPT_NO_INLINE:
+		o->no_inline = true;
+		return 1;
+	case OPT_NO_KERNEL:
+		o->no_kernel = true;
+		return 1;
+	case OPT_NO_FP:
+		o->no_fp = true;
+		return 1;
+	case OPT_MAX_FRAMES:
+		v = strtoul(arg, &end, 10);
+		if (*end || v < 1 || v > 1000000) {
+			cmd_error("--max-frames takes a number from 1 to "
+				  "1000000, not '%s'", arg);
+			return -1;
+		}
+		o->max_frames = (unsigned)v;
+		return 1;
+	case OPT_KALLSYMS:
+		o->kallsyms = arg;
+		return 1;
+	case OPT_BUILDID_DIR:
+		if (o->nr_buildid_dirs >= RUN_MAX_BUILDID_DIRS) {
+			cmd_error("at most %d --buildid-dir options",
+				  RUN_MAX_BUILDID_DIRS);
+			return -1;
+		}
+		o->buildid_dirs[o->nr_buildid_dirs++] = arg;
+		return 1;
+	case OPT_EVENT:
+		o->event = arg;
+		return 1;
+	case 'q':
+		o->quiet = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* /proc/kallsyms is usable: readable and showing real addresses. */
+static bool run_proc_kallsyms_ok(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/kallsyms", "re");
+	bool ok = false;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (strtoull(line, NULL, 16) != 0) {
+			ok = true;
+			break;
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
+/* Chooses the kernel symbols file; NULL when there is none. */
+static char *run_pick_kallsyms(struct run *run,
+			       const struct perfdata_info *in,
+			       const char *const *dirs, unsigned nr_dirs)
+{
+	struct utsname u;
+	unsigned i, k;
+
+	if (run->opts->kallsyms)
+		return mem_strdup(run->opts->kallsyms);
+	if (in->hostname && in->osrelease && uname(&u) == 0 &&
+	    !strcmp(u.nodename, in->hostname) &&
+	    !strcmp(u.release, in->osrelease) && run_proc_kallsyms_ok())
+		return mem_strdup("/proc/kallsyms");
+	/* The build-id cache keeps a copy next to the kernel's build-id. */
+	for (i = 0; i < in->nr_build_ids; i++) {
+		const struct perfdata_build_id *b = &in->build_ids[i];
+		char hex[41], path[4096];
+
+		if (strcmp(b->filename, "[kernel.kallsyms]"))
+			continue;
+		module_build_id_hex(b->build_id, b->size, hex);
+		for (k = 0; k < nr_dirs; k++) {
+			snprintf(path, sizeof(path),
+				 "%s/.build-id/%.2s/%s/kallsyms", dirs[k], hex,
+				 hex + 2);
+			if (access(path, R_OK) == 0)
+				return mem_strdup(path);
+		}
+	}
+	return NULL;
+}
+
+static int run_init_resolver(struct run *run)
+{
+	const struct perfdata_info *in = perfdata_info(run->rd);
+	const struct run_opts *o = run->opts;
+	struct resolve_opts ro = { 0 };
+	struct utsname u;
+	const char *const *dirs = o->buildid_dirs;
+	unsigned nr_dirs = o->nr_buildid_dirs;
+	struct err err;
+	enum event_arch arch = in->arch_id;
+
+	if (!nr_dirs) {
+		const char *env = getenv("PERF_BUILDID_DIR");
+		const char *home = getenv("HOME");
+
+		if (env && *env)
+			snprintf(run->home_buf, sizeof(run->home_buf), "%s",
+				 env);
+		else if (home && *home)
+			snprintf(run->home_buf, sizeof(run->home_buf),
+				 "%s/.debug", home);
+		if (run->home_buf[0]) {
+			run->home_debug = run->home_buf;
+			dirs = &run->home_debug;
+			nr_dirs = 1;
+		}
+	}
+	if (arch == EVENT_ARCH_UNKNOWN) {
+		/* No ARCH feature: assume this machine's. */
+		if (uname(&u) == 0)
+			arch = !strcmp(u.machine, "aarch64") ?
+				       EVENT_ARCH_AARCH64 :
+				       EVENT_ARCH_X86_64;
+	}
+	run->kallsyms_used = o->no_kernel ? NULL :
+			     run_pick_kallsyms(run, in, dirs, nr_dirs);
+	ro.no_inline = o->no_inline;
+	ro.no_kernel = o->no_kernel;
+	ro.no_fp = o->no_fp;
+	ro.max_frames = o->max_frames;
+	ro.kallsyms = run->kallsyms_used;
+	ro.buildid_dirs = dirs;
+	ro.nr_buildid_dirs = nr_dirs;
+	ro.use_live_vdso = in->hostname && in->osrelease && uname(&u) == 0 &&
+			   !strcmp(u.release, in->osrelease);
+	if (resolve_init(&run->res, &ro, arch, &err) < 0) {
+		cmd_report_err(run->path, &err);
+		return -1;
+	}
+	run->res_ready = true;
+	if (run->kallsyms_used && !run->res.kallsyms_loaded && !o->quiet)
+		cmd_error("warning: cannot read kernel symbols from '%s'",
+			  run->kallsyms_used);
+	return 0;
+}
+
+static bool run_want_sample(struct run *run, const struct event *ev)
+{
+	const char *name = ev->attr && ev->attr->name ? ev->attr->name : "";
+	int idx = ev->attr ? (int)ev->attr->index : 0;
+
+	if (run->event_attr < 0) {
+		if (run->opts->event && strcmp(run->opts->event, name))
+			goto other;
+		run->event_attr = idx;
+	}
+	if (idx == run->event_attr)
+		return true;
+other:
+	run->other_event_samples++;
+	return false;
+}
+
+int run_capture(struct run *run, const struct run_opts *opts,
+		const char *path, run_sample_fn fn, void *ctx)
+{
+	struct err err;
+	struct event ev;
+	struct rsample rs;
+	int rc;
+
+	memset(run, 0, sizeof(*run));
+	run->opts = opts;
+	run->path = path;
+	run->event_attr = -1;
+	run->rd = perfdata_open(path, NULL, &err);
+	if (!run->rd) {
+		cmd_report_err(path, &err);
+		return -1;
+	}
+	while ((rc = perfdata_next(run->rd, &ev)) > 0) {
+		if (ev.type != EVENT_SAMPLE && ev.type != EVENT_MMAP &&
+		    ev.type != EVENT_COMM && ev.type != EVENT_FORK &&
+		    ev.type != EVENT_EXIT)
+			continue;
+		if (!run->res_ready && run_init_resolver(run) < 0)
+			return -1;
+		if (ev.type == EVENT_SAMPLE && !run_want_sample(run, &ev))
+			continue;
+		rc = resolve_event(&run->res, &ev, &rs);
+		if (rc < 0)
+			goto oom;
+		if (rc > 0 && fn(ctx, &rs) < 0)
+			goto oom;
+	}
+	if (rc < 0) {
+		cmd_report_err(path, perfdata_err(run->rd));
+		return -1;
+	}
+	if (!run->res_ready && run_init_resolver(run) < 0)
+		return -1;
+	if (opts->event && run->event_attr < 0 && !opts->quiet)
+		cmd_error("warning: %s: no samples of event '%s'", path,
+			  opts->event);
+	else if (run->other_event_samples && !opts->event && !opts->quiet)
+		cmd_error("note: %s: using event '%s'; %llu samples of other "
+			  "events skipped (choose with --event)",
+			  path, perfdata_info(run->rd)->attrs[run->event_attr].name,
+			  (unsigned long long)run->other_event_samples);
+	return 0;
+oom:
+	cmd_error("%s: out of memory", path);
+	return -1;
+}
+
+void run_free(struct run *run)
+{
+	if (run->res_ready)
+		resolve_release(&run->res);
+	perfdata_close(run->rd);
+	free(run->kallsyms_used);
+	memset(run, 0, sizeof(*run));
+}
+
+static double run_pct(uint64_t n, uint64_t total)
+{
+	return total ? 100.0 * (double)n / (double)total : 0.0;
+}
+
+void run_print_stats(const struct run *run, FILE *f)
+{
+	const struct resolve_stats *st = &run->res.stats;
+	const struct perfdata_info *in = perfdata_info(run->rd);
+	const struct module *m;
+	uint64_t frames = 0;
+	unsigned i;
+
+	fprintf(f, "%s\n", run->path);
+	fprintf(f, "  samples          %llu", (unsigned long long)st->samples);
+	if (run->event_attr >= 0)
+		fprintf(f, " (event %s)", in->attrs[run->event_attr].name ?
+						  in->attrs[run->event_attr].name :
+						  "?");
+	fputc('\n', f);
+	fprintf(f, "  reached root     %llu (%.2f%%)\n",
+		(unsigned long long)st->end[END_ROOT],
+		run_pct(st->end[END_ROOT], st->samples));
+	fprintf(f, "  window full      %llu (%.2f%%) of samples had a full "
+		   "stack copy\n",
+		(unsigned long long)st->truncated,
+		run_pct(st->truncated, st->samples));
+	fprintf(f, "end reasons\n");
+	for (i = 0; i < END_REASON__COUNT; i++)
+		if (st->end[i])
+			fprintf(f, "  %-18s %10llu %7.2f%%\n",
+				end_reason_name(i),
+				(unsigned long long)st->end[i],
+				run_pct(st->end[i], st->samples));
+	for (i = 0; i < FRAME_ORIGIN__COUNT; i++)
+		frames += st->frames[i];
+	fprintf(f, "frames by origin   %llu\n", (unsigned long long)frames);
+	for (i = 0; i < FRAME_ORIGIN__COUNT; i++)
+		if (st->frames[i])
+			fprintf(f, "  %-18s %10llu %7.2f%%\n",
+				frame_origin_name(i),
+				(unsigned long long)st->frames[i],
+				run_pct(st->frames[i], frames));
+	fprintf(f, "kernel symbols     %s\n",
+		run->kallsyms_used && run->res.kallsyms_loaded ?
+			run->kallsyms_used : "none ([kernel] frames)");
+	fprintf(f, "modules            %u\n", run->res.mc.nr);
+	fprintf(f, "  %-9s %-8s %-8s %-6s %-6s %-40s %s\n", "status",
+		"samples", "frames", "no-cfi", "no-sym", "build-id", "path");
+	for (m = run->res.mc.all; m; m = m->next) {
+		char hex[41] = "-";
+		const char *status;
+
+		if (m->status == MODULE_PENDING)
+			continue;   /* mapped but never needed */
+		if (m->build_id_size)
+			module_build_id_hex(m->build_id, m->build_id_size, hex);
+		switch (m->status) {
+		case MODULE_OK: status = "ok"; break;
+		case MODULE_UNVERIFIED: status = "unverified"; break;
+		case MODULE_NOT_FOUND: status = "missing"; break;
+		case MODULE_MISMATCH: status = "mismatch"; break;
+		case MODULE_BAD_ELF: status = "bad-elf"; break;
+		case MODULE_NO_FILE: status = "no-file"; break;
+		default: status = "?"; break;
+		}
+		fprintf(f, "  %-9s %-8llu %-8llu %-6llu %-6llu %-40s %s",
+			status, (unsigned long long)m->samples,
+			(unsigned long long)m->frames,
+			(unsigned long long)m->no_cfi,
+			(unsigned long long)m->no_sym, hex, m->path);
+		if (m->file && strcmp(m->file, m->path))
+			fprintf(f, " (from %s)", m->file);
+		if (m->debug_file)
+			fprintf(f, " (debug %s)", m->debug_file);
+		if (m->elf && !m->eh_cfi && !m->debug_cfi && m->cfi_tried)
+			fprintf(f, " (no CFI)");
+		fputc('\n', f);
+	}
+}

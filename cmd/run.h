@@ -1,0 +1,67 @@
+/*
+ * run.h - what `convert` and `stats` share: the unwinding options, the
+ * loop from a capture to resolved samples, and the statistics report.
+ */
+#ifndef RESTACK_CMD_RUN_H
+#define RESTACK_CMD_RUN_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "common/err.h"
+#include "common/stack.h"
+#include "formats/perfdata.h"
+#include "unwind/resolve.h"
+
+#define RUN_MAX_BUILDID_DIRS 16
+
+struct run_opts {
+	bool no_inline, no_kernel, no_fp;
+	unsigned max_frames;
+	const char *kallsyms;            /* --kallsyms FILE */
+	const char *buildid_dirs[RUN_MAX_BUILDID_DIRS];
+	unsigned nr_buildid_dirs;
+	const char *event;               /* --event NAME */
+	bool quiet;
+};
+
+/* getopt_long entries for the options above (ids >= 256). */
+extern const struct option run_long_options[];
+/* Usage lines for them. */
+extern const char *const run_usage_lines[];
+
+/*
+ * Handles option c (from run_long_options) with argument arg.  Returns 1
+ * when handled, 0 when c is not one of ours, -1 on a bad value (printed).
+ */
+int run_parse_option(struct run_opts *o, int c, const char *arg);
+
+struct run {
+	const struct run_opts *opts;
+	const char *path;
+	struct perfdata_reader *rd;
+	struct resolve res;
+	bool res_ready;
+	char *kallsyms_used;             /* the kernel symbols file read */
+	const char *home_debug;          /* ~/.debug when used */
+	char home_buf[4096];
+	int event_attr;                  /* chosen event, -1 until known */
+	uint64_t other_event_samples;    /* samples of events not chosen */
+};
+
+typedef int (*run_sample_fn)(void *ctx, const struct rsample *s);
+
+/*
+ * Reads path to the end, resolving every sample of the chosen event and
+ * passing it to fn.  Returns 0, or -1 after printing the error (the exit
+ * status is then EXIT_BAD).  run_free() releases everything.
+ */
+int run_capture(struct run *run, const struct run_opts *opts,
+		const char *path, run_sample_fn fn, void *ctx);
+void run_free(struct run *run);
+
+/* The statistics report (`restack stats`, `convert --stats`). */
+void run_print_stats(const struct run *run, FILE *f);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * symbolize.c - `restack symbolize`: name addresses of an ELF file the way
+ * convert does, to check restack's symbolization against perf and
+ * addr2line directly.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "unwind/a2l.h"
+#include "unwind/module.h"
+#include "unwind/symtab.h"
+
+static const char *const symbolize_usage[] = {
+	"usage: restack symbolize [options] <elf-file> <address>...",
+	"",
+	"Prints one line per address (hex ELF virtual address):",
+	"  ADDRESS<TAB>SYMBOL<TAB>CHAIN",
+	"SYMBOL is the ELF symbol perf would show ('-' when none); CHAIN the",
+	"inline chain addr2line reports, innermost first, separated by ';'",
+	"('-' when it reports nothing).",
+	"",
+	"      --debug FILE   separate debuginfo for the file",
+	"  -h, --help         show this help and exit",
+	NULL,
+};
+
+int cmd_symbolize(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "debug", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *debug = NULL;
+	struct modcache mc;
+	struct module *m;
+	int c, i, status = EXIT_OK;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			debug = optarg;
+			break;
+		case 'h':
+			cmd_print_usage(stdout, symbolize_usage);
+			return EXIT_OK;
+		default:
+			return cmd_usage_error(symbolize_usage,
+					       "symbolize: bad option '%s'",
+					       argv[optind - 1]);
+		}
+	}
+	if (argc - optind < 2)
+		return cmd_usage_error(symbolize_usage,
+				       "symbolize: expected a file and addresses");
+	modcache_init(&mc, NULL);
+	m = modcache_get(&mc, argv[optind], NULL, 0, 0, 0);
+	if (!m || !module_load(&mc, m)) {
+		cmd_error("cannot load '%s' as an ELF file", argv[optind]);
+		modcache_release(&mc);
+		return EXIT_BAD;
+	}
+	if (debug && !module_use_debug_file(m, debug)) {
+		cmd_error("cannot use '%s' as debuginfo for '%s'", debug,
+			  argv[optind]);
+		modcache_release(&mc);
+		return EXIT_BAD;
+	}
+	symtab_load(m);
+	for (i = optind + 1; i < argc; i++) {
+		const char *chain[A2L_CHAIN_MAX];
+		const struct symtab_sym *sym;
+		char *end;
+		uint64_t addr = strtoull(argv[i], &end, 16);
+		unsigned n, k;
+
+		if (*end || end == argv[i]) {
+			cmd_error("'%s' is not a hex address", argv[i]);
+			status = EXIT_USAGE;
+			break;
+		}
+		sym = symtab_lookup(m->symtab, addr);
+		n = a2l_lookup(m, addr, chain);
+		printf("%llx\t%s\t", (unsigned long long)addr,
+		       sym ? sym->name : "-");
+		for (k = 0; k < n; k++)
+			printf("%s%s", k ? ";" : "", chain[k]);
+		printf("%s\n", n ? "" : "-");
+	}
+	modcache_release(&mc);
+	return status;
+}

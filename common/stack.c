@@ -1,0 +1,41 @@
+/*
+ * stack.c - names of frame origins and end reasons, as printed in
+ * statistics and JSON.
+ */
+#include "common/base.h"
+#include "common/stack.h"
+
+const char *frame_origin_name(enum frame_origin o)
+{
+	static const char *const names[] = {
+		[FRAME_SAMPLE] = "sample",
+		[FRAME_KERNEL] = "kernel",
+		[FRAME_CALLCHAIN] = "callchain",
+		[FRAME_CFI_EH] = "cfi-eh",
+		[FRAME_CFI_DEBUG] = "cfi-debug",
+		[FRAME_FP] = "fp",
+		[FRAME_STITCHED] = "stitched",
+		[FRAME_SCAN] = "scan",
+		[FRAME_JIT] = "jit",
+	};
+
+	return (unsigned)o < ARRAY_SIZE(names) ? names[o] : "?";
+}
+
+const char *end_reason_name(enum end_reason r)
+{
+	static const char *const names[] = {
+		[END_ROOT] = "root",
+		[END_WINDOW] = "window exhausted",
+		[END_NO_CFI] = "no CFI",
+		[END_BAD_RA] = "bad return address",
+		[END_BAD_STACK] = "bad stack",
+		[END_LOOP] = "loop",
+		[END_MAX_DEPTH] = "max depth",
+		[END_NO_MODULE] = "module not found",
+		[END_NO_USER] = "no user stack",
+		[END_CALLCHAIN] = "callchain end",
+	};
+
+	return (unsigned)r < ARRAY_SIZE(names) ? names[r] : "?";
+}

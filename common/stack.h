@@ -1,0 +1,97 @@
+/*
+ * stack.h - resolved samples: what the unwinder hands to the writers.
+ *
+ * A resolved sample is a list of frames, leaf first, each with the address
+ * it was found at, how it was found (its origin) and its symbol location.
+ * Symbol locations are shared and immutable (one per distinct module and
+ * address); they live as long as the symbolizer that made them.
+ */
+#ifndef RESTACK_COMMON_STACK_H
+#define RESTACK_COMMON_STACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* How a frame was found. */
+enum frame_origin {
+	FRAME_SAMPLE,     /* the sampled user ip (registers) */
+	FRAME_KERNEL,     /* kernel callchain entry recorded by the kernel */
+	FRAME_CALLCHAIN,  /* user callchain entry recorded by the kernel */
+	FRAME_CFI_EH,     /* unwound with .eh_frame CFI */
+	FRAME_CFI_DEBUG,  /* unwound with .debug_frame CFI */
+	FRAME_FP,         /* unwound by a validated frame-pointer step */
+	FRAME_STITCHED,   /* joined from the thread's earlier samples */
+	FRAME_SCAN,       /* found by a validated stack scan */
+	FRAME_JIT,        /* unwound with JIT-provided information */
+	FRAME_ORIGIN__COUNT
+};
+
+/* Why a sample's walk ended. Exactly one per sample. */
+enum end_reason {
+	END_ROOT,         /* reached the thread's root (CFI end or root symbol) */
+	END_WINDOW,       /* the copied stack window was full and ran out */
+	END_NO_CFI,       /* no unwind information covered a pc */
+	END_BAD_RA,       /* a return address pointed to no code */
+	END_BAD_STACK,    /* a read fell outside a complete stack copy, or sp
+			   * did not grow */
+	END_LOOP,         /* a (pc, sp) pair repeated */
+	END_MAX_DEPTH,    /* the frame limit was reached */
+	END_NO_MODULE,    /* the code's file was not found or did not match */
+	END_NO_USER,      /* no user stack or registers (kernel thread,
+			   * exclude_user, no dwarf data) */
+	END_CALLCHAIN,    /* frames came from the recorded callchain, which
+			   * stopped before a root */
+	END_REASON__COUNT
+};
+
+const char *frame_origin_name(enum frame_origin o);
+const char *end_reason_name(enum end_reason r);
+
+enum sym_kind {
+	SYM_USER,
+	SYM_KERNEL,
+	SYM_JIT,
+	SYM_UNKNOWN,      /* no module covers the address */
+};
+
+struct sym_entry {
+	const char *name;     /* function name, or NULL when unknown */
+	const char *file;     /* source file, or NULL */
+	uint32_t line;        /* source line, 0 when unknown */
+	bool inlined;         /* an inlined call, not a real frame */
+};
+
+/*
+ * The symbols at one address: nr entries, innermost (inlined) first, the
+ * last one being the real function.  module is the mapping's path as the
+ * capture names it ("[kernel.kallsyms]" for the kernel).
+ */
+struct sym_loc {
+	const char *module;
+	uint64_t rel;         /* address in the module's ELF (or kernel) */
+	uint8_t kind;         /* enum sym_kind */
+	uint16_t nr;
+	struct sym_entry e[];
+};
+
+struct rframe {
+	uint64_t pc;          /* as found: sampled ip or return address */
+	uint8_t origin;       /* enum frame_origin */
+	const struct sym_loc *loc;
+};
+
+struct rsample {
+	int32_t pid, tid;
+	const char *comm;     /* thread name at sample time, never NULL */
+	uint64_t time;
+	int32_t cpu;
+	uint64_t period;
+	unsigned attr;        /* index of the event */
+	const char *event;    /* event name */
+	uint8_t end;          /* enum end_reason */
+	uint32_t nr_frames;
+	uint32_t nr_kernel;   /* the first nr_kernel frames are kernel */
+	struct rframe *frames;/* leaf first */
+};
+
+#endif

@@ -1,0 +1,223 @@
+/*
+ * folded.c - the folded-stack writer.
+ *
+ * Distinct stacks are kept in a hash table (key: the whole line without
+ * its count) and written sorted at the end.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/folded.h"
+
+#include "common/arena.h"
+#include "common/hashmap.h"
+#include "common/mem.h"
+#include "common/strbuf.h"
+
+struct folded_line {
+	struct folded_line *next;   /* hash chain */
+	uint64_t count;
+	uint32_t len;
+	char text[];
+};
+
+struct folded {
+	struct folded_opts opts;
+	struct hashmap lines;        /* hash -> first folded_line */
+	struct arena arena;
+	struct strbuf buf;
+	uint64_t nr;
+};
+
+struct folded *folded_new(const struct folded_opts *opts)
+{
+	struct folded *f = mem_zalloc(1, sizeof(*f));
+
+	if (f && opts)
+		f->opts = *opts;
+	return f;
+}
+
+void folded_free(struct folded *f)
+{
+	if (!f)
+		return;
+	hashmap_release(&f->lines);
+	arena_release(&f->arena);
+	strbuf_release(&f->buf);
+	free(f);
+}
+
+uint64_t folded_count(const struct folded *f)
+{
+	return f->nr;
+}
+
+/* Appends name, tidied the way stackcollapse-perf.pl does. */
+static void folded_name(struct strbuf *sb, const char *name)
+{
+	const char *paren = strchr(name, '(');
+	const char *end = name + strlen(name);
+
+	if (paren && strncmp(paren, "(anonymous namespace)", 21))
+		end = paren;
+	for (; name < end; name++) {
+		if (*name == '"' || *name == '\'')
+			continue;
+		strbuf_addch(sb, *name == ';' ? ':' : *name);
+	}
+}
+
+static void folded_module(struct strbuf *sb, const char *module)
+{
+	const char *base = strrchr(module, '/');
+
+	strbuf_addch(sb, '[');
+	folded_name(sb, base ? base + 1 : module);
+	strbuf_addch(sb, ']');
+}
+
+static void folded_frame(struct folded *f, const struct rframe *fr,
+			 bool kernel)
+{
+	const struct sym_loc *l = fr->loc;
+	int i;
+
+	for (i = (int)l->nr - 1; i >= 0; i--) {
+		strbuf_addch(&f->buf, ';');
+		if (l->e[i].name)
+			folded_name(&f->buf, l->e[i].name);
+		else if (l->kind == SYM_UNKNOWN || !l->module)
+			strbuf_addstr(&f->buf, "[unknown]");
+		else if (kernel)
+			strbuf_addstr(&f->buf, "[kernel]");
+		else
+			folded_module(&f->buf, l->module);
+		if (!f->opts.annotate)
+			continue;
+		if (kernel)
+			strbuf_addstr(&f->buf, "_[k]");
+		else if (l->e[i].inlined)
+			strbuf_addstr(&f->buf, "_[i]");
+		else if (fr->origin == FRAME_FP)
+			strbuf_addstr(&f->buf, "_[fp]");
+		else if (fr->origin == FRAME_STITCHED)
+			strbuf_addstr(&f->buf, "_[s]");
+	}
+}
+
+static uint64_t folded_hash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+int folded_add(struct folded *f, const struct rsample *s)
+{
+	struct folded_line *l, *first = NULL;
+	uint64_t w = f->opts.period ? s->period : 1, h;
+	uint32_t i;
+	void *v;
+
+	strbuf_reset(&f->buf);
+	if (f->opts.tid)
+		strbuf_addf(&f->buf, "%s-%d/%d", s->comm, s->pid, s->tid);
+	else if (f->opts.pid)
+		strbuf_addf(&f->buf, "%s-%d", s->comm, s->pid);
+	else
+		strbuf_addstr(&f->buf, s->comm);
+	for (i = 0; i < f->buf.len; i++)
+		if (f->buf.buf[i] == ' ')
+			f->buf.buf[i] = '_';
+	for (i = s->nr_frames; i-- > 0;)
+		folded_frame(f, &s->frames[i], i < s->nr_kernel);
+	if (f->buf.oom)
+		return -1;
+	h = folded_hash(f->buf.buf, f->buf.len);
+	if (hashmap_get(&f->lines, h, &v))
+		first = v;
+	for (l = first; l; l = l->next) {
+		if (l->len == f->buf.len &&
+		    !memcmp(l->text, f->buf.buf, f->buf.len)) {
+			l->count += w;
+			return 0;
+		}
+	}
+	l = arena_alloc(&f->arena, sizeof(*l) + f->buf.len + 1);
+	if (!l)
+		return -1;
+	memcpy(l->text, f->buf.buf, f->buf.len + 1);
+	l->len = (uint32_t)f->buf.len;
+	l->count = w;
+	l->next = first;
+	if (hashmap_put(&f->lines, h, l) < 0)
+		return -1;
+	f->nr++;
+	return 0;
+}
+
+static int folded_line_cmp(const void *a, const void *b)
+{
+	const struct folded_line *x = *(const struct folded_line *const *)a;
+	const struct folded_line *y = *(const struct folded_line *const *)b;
+	size_t n = MIN(x->len, y->len);
+	int c = memcmp(x->text, y->text, n);
+
+	if (c)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+static int folded_flush(int fd, struct strbuf *sb, struct err *err)
+{
+	size_t off = 0;
+
+	if (sb->oom)
+		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "folded output");
+	while (off < sb->len) {
+		ssize_t n = write(fd, sb->buf + off, sb->len - off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return err_sys(err, errno, "cannot write folded stacks");
+		}
+		off += (size_t)n;
+	}
+	strbuf_reset(sb);
+	return 0;
+}
+
+int folded_write(struct folded *f, int fd, struct err *err)
+{
+	struct folded_line **all, *l;
+	size_t n = 0, pos = 0, i;
+	void *v;
+	int rc = 0;
+
+	all = mem_zalloc(f->nr ? f->nr : 1, sizeof(*all));
+	if (!all)
+		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "folded output");
+	while (hashmap_iter(&f->lines, &pos, NULL, &v))
+		for (l = v; l; l = l->next)
+			all[n++] = l;
+	qsort(all, n, sizeof(*all), folded_line_cmp);
+	strbuf_reset(&f->buf);
+	for (i = 0; i < n && rc == 0; i++) {
+		strbuf_add(&f->buf, all[i]->text, all[i]->len);
+		strbuf_addf(&f->buf, " %llu\n",
+			    (unsigned long long)all[i]->count);
+		if (f->buf.len >= 65536)
+			rc = folded_flush(fd, &f->buf, err);
+	}
+	if (rc == 0)
+		rc = folded_flush(fd, &f->buf, err);
+	free(all);
+	return rc;
+}

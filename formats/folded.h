@@ -1,0 +1,42 @@
+/*
+ * folded.h - folded stacks ("comm;root;...;leaf count" lines), the input
+ * of flamegraph.pl, inferno and speedscope.
+ *
+ * Frames are named as stackcollapse-perf.pl names perf script's frames:
+ * function names, inline frames as frames of their own, "[module]" when
+ * the function is unknown, ";" replaced by ":" and anything from "(" on
+ * dropped.  Lines are sorted (byte order), so output is deterministic.
+ */
+#ifndef RESTACK_FORMATS_FOLDED_H
+#define RESTACK_FORMATS_FOLDED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "common/stack.h"
+
+struct folded_opts {
+	bool pid;          /* "comm-pid" as the first frame */
+	bool tid;          /* "comm-pid/tid" as the first frame */
+	bool period;       /* weight by period instead of counting samples */
+	bool annotate;     /* "_[k]" kernel, "_[fp]"/"_[s]" recovered frames */
+};
+
+struct folded;
+
+struct folded *folded_new(const struct folded_opts *opts);
+void folded_free(struct folded *f);
+
+/* Adds one sample.  Returns 0, or -1 when out of memory. */
+int folded_add(struct folded *f, const struct rsample *s);
+
+/*
+ * Writes the sorted lines to fd.  Returns 0, or -1 with *err filled.
+ */
+int folded_write(struct folded *f, int fd, struct err *err);
+
+/* Lines (distinct stacks) so far. */
+uint64_t folded_count(const struct folded *f);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * cfi.h - DWARF call frame information, compiled once per row and
+ * evaluated by restack over a sample's stack copy.
+ *
+ * libdw (dwarf_cfi_addrframe) finds the row for an address in .eh_frame or
+ * .debug_frame; cfi.c turns it into a struct cfi_row (CFA rule plus the
+ * rules of the registers the row changes) and keeps it, so an address, or
+ * any address in a row's range, is never looked up in libdw twice.
+ */
+#ifndef RESTACK_UNWIND_CFI_H
+#define RESTACK_UNWIND_CFI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "unwind/regs.h"
+
+struct module;
+struct cfi_cache;
+
+enum cfi_source {
+	CFI_SRC_NONE,
+	CFI_SRC_EH,     /* .eh_frame */
+	CFI_SRC_DEBUG,  /* .debug_frame */
+};
+
+enum cfi_rule_kind {
+	CFI_SAME,       /* caller's value = this frame's */
+	CFI_UNDEF,      /* cannot be recovered (RA: outermost frame) */
+	CFI_OFFSET,     /* saved at CFA + off */
+	CFI_VAL_OFFSET, /* value is CFA + off */
+	CFI_REGISTER,   /* value is in register off */
+	CFI_EXPR,       /* saved at the address the expression yields */
+	CFI_VAL_EXPR,   /* value is what the expression yields */
+};
+
+struct cfi_expr;
+
+struct cfi_rule {
+	uint8_t reg;
+	uint8_t kind;           /* enum cfi_rule_kind */
+	int64_t off;
+	const struct cfi_expr *expr;
+};
+
+struct cfi_row {
+	uint64_t start, end;    /* [start, end) module addresses it covers */
+	uint8_t source;         /* enum cfi_source */
+	uint8_t cfa_reg;        /* CFA = reg + off, unless cfa_expr */
+	bool signal;            /* a signal frame: caller pc is exact */
+	uint8_t ra;             /* return-address column */
+	uint8_t nr;             /* rules[] entries */
+	int64_t cfa_off;
+	const struct cfi_expr *cfa_expr;
+	struct cfi_rule rules[];
+};
+
+/* Memory the evaluator may read: the stack copy, then module files. */
+struct cfi_mem {
+	bool (*read)(void *ctx, uint64_t addr, uint64_t *val);
+	void *ctx;
+};
+
+enum cfi_step {
+	CFI_STEP_OK,
+	CFI_STEP_ROOT,          /* the return address is undefined */
+	CFI_STEP_READ_FAIL,     /* a read failed; *fail_addr says where */
+	CFI_STEP_BAD,           /* the rule needs a register we lack, or an
+				 * expression we cannot evaluate */
+};
+
+/*
+ * The compiled row covering module address rel, or NULL when neither
+ * .eh_frame nor .debug_frame covers it (or the module has no CFI).
+ * The row lives as long as the module.
+ */
+const struct cfi_row *cfi_find(struct module *m, const struct regs_arch *a,
+			       uint64_t rel);
+
+/*
+ * Computes the caller's registers from this frame's: *cfa receives the
+ * CFA (the caller's sp), out the caller's register file with the return
+ * address in a->pc.
+ */
+enum cfi_step cfi_apply(const struct regs_arch *a, const struct cfi_row *row,
+			const struct regs *in, struct regs *out, uint64_t *cfa,
+			const struct cfi_mem *mem, uint64_t *fail_addr);
+
+void cfi_cache_free(struct cfi_cache *c);
+
+/* Counters for statistics: libdw lookups, and hits in the row cache. */
+struct cfi_counters {
+	uint64_t libdw_lookups;
+	uint64_t cache_hits;
+	uint64_t rows;
+};
+void cfi_cache_counters(const struct cfi_cache *c, struct cfi_counters *out);
+
+#endif

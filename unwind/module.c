@@ -1,0 +1,623 @@
+/*
+ * module.c - find, verify and open the ELF files behind the capture's
+ * mappings, once per run.
+ *
+ * Lookup order for the runtime file: the recorded path (used only when its
+ * build-id matches the capture's), then each perf build-id cache
+ * (<dir>/.build-id/xx/rest/{elf,vdso}), then for [vdso] this process's own
+ * vdso when its build-id matches.  Separate debuginfo: <cache>/.../debug,
+ * /usr/lib/debug/.build-id/xx/rest.debug, then .gnu_debuglink targets, each
+ * accepted only with the runtime file's build-id.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "unwind/module.h"
+
+#include "common/base.h"
+#include "common/mem.h"
+#include "unwind/a2l.h"
+#include "unwind/cfi.h"
+#include "unwind/symtab.h"
+
+const char *module_status_name(enum module_status s)
+{
+	static const char *const names[] = {
+		[MODULE_PENDING] = "not looked up",
+		[MODULE_OK] = "ok",
+		[MODULE_UNVERIFIED] = "ok (no build-id to verify)",
+		[MODULE_NOT_FOUND] = "no file",
+		[MODULE_MISMATCH] = "build-id mismatch",
+		[MODULE_BAD_ELF] = "not a usable ELF file",
+		[MODULE_NO_FILE] = "no file (special mapping)",
+	};
+
+	return (unsigned)s < ARRAY_SIZE(names) ? names[s] : "?";
+}
+
+void module_build_id_hex(const uint8_t *id, unsigned size, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned i;
+
+	for (i = 0; i < size; i++) {
+		out[2 * i] = hex[id[i] >> 4];
+		out[2 * i + 1] = hex[id[i] & 15];
+	}
+	out[2 * size] = '\0';
+}
+
+void modcache_init(struct modcache *mc, const struct modcache_opts *opts)
+{
+	memset(mc, 0, sizeof(*mc));
+	(void)elf_version(EV_CURRENT);
+	if (opts)
+		mc->opts = *opts;
+	if (!mc->opts.debug_dir)
+		mc->opts.debug_dir = "/usr/lib/debug";
+	mc->tail = &mc->all;
+}
+
+static void module_close_files(struct module *m)
+{
+	if (m->eh_cfi)
+		dwarf_cfi_end(m->eh_cfi);
+	if (m->dwarf_rt)
+		dwarf_end(m->dwarf_rt);
+	if (m->dwarf_dbg)
+		dwarf_end(m->dwarf_dbg);
+	if (m->debug_elf)
+		elf_end(m->debug_elf);
+	if (m->elf)
+		elf_end(m->elf);
+	if (m->debug_fd >= 0)
+		close(m->debug_fd);
+	if (m->fd >= 0)
+		close(m->fd);
+	free(m->image);
+	m->eh_cfi = NULL;
+	m->debug_cfi = NULL;
+	m->dwarf_rt = m->dwarf_dbg = NULL;
+	m->elf = m->debug_elf = NULL;
+	m->fd = m->debug_fd = -1;
+	m->image = NULL;
+}
+
+void modcache_release(struct modcache *mc)
+{
+	struct module *m, *n;
+
+	for (m = mc->all; m; m = n) {
+		n = m->next;
+		module_close_files(m);
+		cfi_cache_free(m->cfi);
+		a2l_free(m->a2l);
+		symtab_free(m->symtab);
+		hashmap_release(&m->symcache);
+		free(m->segs);
+		free(m->path);
+		free(m->file);
+		free(m->debug_file);
+		free(m);
+	}
+	hashmap_release(&mc->by_key);
+	arena_release(&mc->arena);
+	memset(mc, 0, sizeof(*mc));
+}
+
+static uint64_t modcache_key(const char *path, const uint8_t *bid,
+			     uint8_t bid_size, uint64_t dev, uint64_t ino)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	unsigned i;
+
+	if (bid_size) {
+		for (i = 0; i < bid_size; i++)
+			h = (h ^ bid[i]) * 0x100000001b3ULL;
+		return h;
+	}
+	for (; *path; path++)
+		h = (h ^ (uint8_t)*path) * 0x100000001b3ULL;
+	return hashmap_mix(h ^ hashmap_mix(dev) ^ (ino * 31));
+}
+
+struct module *modcache_get(struct modcache *mc, const char *path,
+			    const uint8_t *build_id, uint8_t build_id_size,
+			    uint64_t dev, uint64_t ino)
+{
+	uint64_t key = modcache_key(path, build_id, build_id_size, dev, ino);
+	struct module *first = NULL, *m;
+	void *v;
+
+	if (hashmap_get(&mc->by_key, key, &v))
+		first = v;
+	for (m = first; m; m = m->next_hash) {
+		if (m->build_id_size != build_id_size)
+			continue;
+		if (build_id_size &&
+		    !memcmp(m->build_id, build_id, build_id_size))
+			return m;
+		if (!build_id_size && !strcmp(m->path, path))
+			return m;
+	}
+	m = mem_zalloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->path = mem_strdup(path);
+	if (!m->path) {
+		free(m);
+		return NULL;
+	}
+	memcpy(m->build_id, build_id, MIN(build_id_size, 20));
+	m->build_id_size = MIN(build_id_size, 20);
+	m->fd = m->debug_fd = -1;
+	m->next_hash = first;
+	if (hashmap_put(&mc->by_key, key, m) < 0) {
+		free(m->path);
+		free(m);
+		return NULL;
+	}
+	*mc->tail = m;
+	mc->tail = &m->next;
+	mc->nr++;
+	return m;
+}
+
+unsigned module_elf_build_id(Elf *elf, uint8_t *out, unsigned max)
+{
+	Elf_Scn *scn = NULL;
+	size_t nphdr, i;
+
+	/* Sections first (present in debug files too), then PT_NOTE. */
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &name_off,
+					   &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
+			    nh.n_descsz > 0) {
+				unsigned n = MIN((unsigned)nh.n_descsz, max);
+
+				memcpy(out, (char *)d->d_buf + desc_off, n);
+				return n;
+			}
+		}
+	}
+	if (elf_getphdrnum(elf, &nphdr) < 0)
+		return 0;
+	for (i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
+					 ph.p_filesz, ELF_T_NHDR);
+		if (!d || !d->d_buf)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &name_off,
+					   &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
+			    nh.n_descsz > 0) {
+				unsigned n = MIN((unsigned)nh.n_descsz, max);
+
+				memcpy(out, (char *)d->d_buf + desc_off, n);
+				return n;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Result of trying one candidate file. */
+enum mod_try {
+	MOD_TRY_ABSENT,
+	MOD_TRY_MISMATCH,
+	MOD_TRY_BAD,
+	MOD_TRY_OK,
+};
+
+/*
+ * Opens path as an ELF and checks its build-id against want (when
+ * want_size > 0).  On success *fd and *elf are set.
+ */
+static enum mod_try mod_open_elf(const char *path, const uint8_t *want,
+				 unsigned want_size, int *fd, Elf **elf)
+{
+	uint8_t bid[20];
+	unsigned n;
+	struct stat st;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return MOD_TRY_ABSENT;
+	if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode))
+		goto bad;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!*elf)
+		goto bad;
+	if (elf_kind(*elf) != ELF_K_ELF) {
+		elf_end(*elf);
+		goto bad;
+	}
+	if (want_size) {
+		n = module_elf_build_id(*elf, bid, sizeof(bid));
+		if (n != want_size || memcmp(bid, want, n)) {
+			elf_end(*elf);
+			*elf = NULL;
+			close(*fd);
+			*fd = -1;
+			return MOD_TRY_MISMATCH;
+		}
+	}
+	return MOD_TRY_OK;
+bad:
+	*elf = NULL;
+	close(*fd);
+	*fd = -1;
+	return MOD_TRY_BAD;
+}
+
+static int mod_read_segments(struct module *m)
+{
+	GElf_Ehdr eh;
+	size_t nphdr, i;
+
+	if (!gelf_getehdr(m->elf, &eh) || elf_getphdrnum(m->elf, &nphdr) < 0)
+		return -1;
+	m->e_machine = eh.e_machine;
+	m->is_exec = eh.e_type == ET_EXEC;
+	m->segs = mem_zalloc(nphdr ? nphdr : 1, sizeof(*m->segs));
+	if (!m->segs)
+		return -1;
+	for (i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(m->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		m->segs[m->nr_segs].vaddr = ph.p_vaddr;
+		m->segs[m->nr_segs].memsz = ph.p_memsz;
+		m->segs[m->nr_segs].offset = ph.p_offset;
+		m->segs[m->nr_segs].filesz = ph.p_filesz;
+		m->nr_segs++;
+	}
+	return m->nr_segs ? 0 : -1;
+}
+
+/* Accepts an opened runtime file for m. */
+static bool mod_accept(struct module *m, const char *path, int fd, Elf *elf,
+		       const char *found_in, bool verified)
+{
+	m->fd = fd;
+	m->elf = elf;
+	m->file = mem_strdup(path);
+	m->found_in = found_in;
+	if (!m->file || mod_read_segments(m) < 0) {
+		module_close_files(m);
+		free(m->file);
+		m->file = NULL;
+		m->status = MODULE_BAD_ELF;
+		return false;
+	}
+	m->status = verified ? MODULE_OK : MODULE_UNVERIFIED;
+	if (!m->build_id_size) {
+		uint8_t bid[20];
+		unsigned n = module_elf_build_id(elf, bid, sizeof(bid));
+
+		/* Learn the id for debuginfo lookups (still unverified). */
+		memcpy(m->build_id, bid, n);
+		m->build_id_size = (uint8_t)n;
+	}
+	return true;
+}
+
+static void mod_bid_path(char *out, size_t size, const char *dir,
+			 const uint8_t *bid, unsigned n, const char *suffix)
+{
+	char hex[41];
+
+	module_build_id_hex(bid, n, hex);
+	snprintf(out, size, "%s/.build-id/%.2s/%s%s", dir, hex, hex + 2,
+		 suffix);
+}
+
+/* The live vdso of this process, copied, when its build-id matches. */
+static bool mod_try_live_vdso(struct module *m)
+{
+	const unsigned char *base = (const void *)getauxval(AT_SYSINFO_EHDR);
+	GElf_Ehdr eh;
+	Elf *probe, *elf;
+	size_t size;
+	uint8_t bid[20];
+	unsigned n;
+	char *img;
+
+	if (!base || !m->build_id_size)
+		return false;
+	/* The image ends with its section headers. */
+	probe = elf_memory((char *)base, 64);
+	if (!probe)
+		return false;
+	if (!gelf_getehdr(probe, &eh)) {
+		elf_end(probe);
+		return false;
+	}
+	elf_end(probe);
+	size = eh.e_shoff + (size_t)eh.e_shnum * eh.e_shentsize;
+	if (size < 64 || size > (1u << 20))
+		return false;
+	img = malloc(size);
+	if (!img)
+		return false;
+	memcpy(img, base, size);
+	elf = elf_memory(img, size);
+	if (!elf) {
+		free(img);
+		return false;
+	}
+	n = module_elf_build_id(elf, bid, sizeof(bid));
+	if (n != m->build_id_size || memcmp(bid, m->build_id, n)) {
+		elf_end(elf);
+		free(img);
+		return false;
+	}
+	m->image = img;
+	return mod_accept(m, "[vdso] of this process", -1, elf,
+			  "this process's vdso", true);
+}
+
+static bool mod_try_file(struct module *m, const char *path,
+			 const char *found_in, bool *mismatch)
+{
+	enum mod_try t;
+	int fd;
+	Elf *elf;
+
+	t = mod_open_elf(path, m->build_id, m->build_id_size, &fd, &elf);
+	if (t == MOD_TRY_MISMATCH)
+		*mismatch = true;
+	if (t != MOD_TRY_OK)
+		return false;
+	return mod_accept(m, path, fd, elf, found_in, m->build_id_size > 0);
+}
+
+/* perf's cache: <dir>/.build-id/xx/rest is a directory (or a file). */
+static bool mod_try_buildid_dirs(struct modcache *mc, struct module *m,
+				 bool *mismatch)
+{
+	static const char *const names[] = { "/elf", "/vdso", "" };
+	char path[PATH_MAX];
+	unsigned i, k;
+
+	if (!m->build_id_size)
+		return false;
+	for (i = 0; i < mc->opts.nr_buildid_dirs; i++) {
+		for (k = 0; k < ARRAY_SIZE(names); k++) {
+			mod_bid_path(path, sizeof(path),
+				     mc->opts.buildid_dirs[i], m->build_id,
+				     m->build_id_size, names[k]);
+			if (mod_try_file(m, path, "build-id cache", mismatch))
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool mod_is_special(const char *path)
+{
+	if (path[0] == '[')
+		return strcmp(path, "[vdso]") != 0;
+	return path[0] != '/' || !strncmp(path, "//anon", 6) ||
+	       !strncmp(path, "/dev/", 5) || !strncmp(path, "/memfd:", 7) ||
+	       !strncmp(path, "/SYSV", 5) || strstr(path, " (deleted)");
+}
+
+/* Opens a separate debuginfo file whose build-id matches m's. */
+static bool mod_try_debug(struct module *m, const char *path)
+{
+	int fd;
+	Elf *elf;
+
+	if (m->file && !strcmp(path, m->file))
+		return false;
+	if (mod_open_elf(path, m->build_id, m->build_id_size, &fd, &elf) !=
+	    MOD_TRY_OK)
+		return false;
+	m->debug_file = mem_strdup(path);
+	if (!m->debug_file) {
+		elf_end(elf);
+		close(fd);
+		return false;
+	}
+	m->debug_fd = fd;
+	m->debug_elf = elf;
+	return true;
+}
+
+static const char *mod_debuglink(Elf *elf)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = module_elf_section(elf, ".gnu_debuglink", &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+
+	if (!d || !d->d_buf || !d->d_size ||
+	    !memchr(d->d_buf, '\0', d->d_size))
+		return NULL;
+	return d->d_buf;
+}
+
+/* Formats a path; false when it does not fit. */
+static bool PRINTF_LIKE(3, 4) mod_path(char *out, size_t size,
+				       const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out, size, fmt, ap);
+	va_end(ap);
+	return n >= 0 && (size_t)n < size;
+}
+
+static void mod_find_debug(struct modcache *mc, struct module *m)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+	const char *link, *slash;
+	unsigned i;
+
+	if (!m->build_id_size)
+		return;
+	for (i = 0; i < mc->opts.nr_buildid_dirs; i++) {
+		mod_bid_path(path, sizeof(path), mc->opts.buildid_dirs[i],
+			     m->build_id, m->build_id_size, "/debug");
+		if (mod_try_debug(m, path))
+			return;
+	}
+	mod_bid_path(path, sizeof(path), mc->opts.debug_dir, m->build_id,
+		     m->build_id_size, ".debug");
+	if (mod_try_debug(m, path))
+		return;
+	link = m->elf ? mod_debuglink(m->elf) : NULL;
+	if (!link || !m->file || strchr(link, '/'))
+		return;
+	slash = strrchr(m->file, '/');
+	if (!slash)
+		return;
+	if (!mod_path(dir, sizeof(dir), "%.*s", (int)(slash - m->file),
+		      m->file))
+		return;
+	if (mod_path(path, sizeof(path), "%s/%s", dir, link) &&
+	    mod_try_debug(m, path))
+		return;
+	if (mod_path(path, sizeof(path), "%s/.debug/%s", dir, link) &&
+	    mod_try_debug(m, path))
+		return;
+	if (mod_path(path, sizeof(path), "%s%s/%s", mc->opts.debug_dir, dir,
+		     link))
+		(void)mod_try_debug(m, path);
+}
+
+bool module_use_debug_file(struct module *m, const char *path)
+{
+	return mod_try_debug(m, path);
+}
+
+bool module_load(struct modcache *mc, struct module *m)
+{
+	bool mismatch = false;
+
+	if (m->status != MODULE_PENDING)
+		return m->status == MODULE_OK || m->status == MODULE_UNVERIFIED;
+	if (mod_is_special(m->path)) {
+		m->status = MODULE_NO_FILE;
+		return false;
+	}
+	if (strcmp(m->path, "[vdso]") &&
+	    mod_try_file(m, m->path, "recorded path", &mismatch))
+		goto found;
+	if (mod_try_buildid_dirs(mc, m, &mismatch))
+		goto found;
+	if (!strcmp(m->path, "[vdso]") && mc->opts.use_live_vdso &&
+	    mod_try_live_vdso(m))
+		goto found;
+	m->status = mismatch ? MODULE_MISMATCH : MODULE_NOT_FOUND;
+	return false;
+found:
+	mod_find_debug(mc, m);
+	return true;
+}
+
+bool module_offset_to_vaddr(const struct module *m, uint64_t off,
+			    uint64_t *vaddr)
+{
+	unsigned i;
+
+	for (i = 0; i < m->nr_segs; i++) {
+		const struct module_seg *s = &m->segs[i];
+
+		if (off >= s->offset && off - s->offset < MAX(s->filesz, 1)) {
+			*vaddr = off - s->offset + s->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+Dwarf *module_dwarf(struct module *m, Elf *elf)
+{
+	if (!elf)
+		return NULL;
+	if (elf == m->debug_elf) {
+		if (!m->dwarf_dbg_tried)
+			m->dwarf_dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+		m->dwarf_dbg_tried = true;
+		return m->dwarf_dbg;
+	}
+	if (elf != m->elf)
+		return NULL;
+	if (!m->dwarf_rt_tried)
+		m->dwarf_rt = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	m->dwarf_rt_tried = true;
+	return m->dwarf_rt;
+}
+
+Elf_Scn *module_elf_section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+bool module_read(struct module *m, uint64_t vaddr, void *buf, size_t len)
+{
+	unsigned i;
+
+	for (i = 0; i < m->nr_segs; i++) {
+		const struct module_seg *s = &m->segs[i];
+		uint64_t off;
+
+		if (vaddr < s->vaddr || vaddr - s->vaddr >= s->filesz ||
+		    s->filesz - (vaddr - s->vaddr) < len)
+			continue;
+		off = s->offset + (vaddr - s->vaddr);
+		if (m->image) {
+			memcpy(buf, (char *)m->image + off, len);
+			return true;
+		}
+		return m->fd >= 0 &&
+		       pread(m->fd, buf, len, (off_t)off) == (ssize_t)len;
+	}
+	return false;
+}

@@ -1,0 +1,151 @@
+/*
+ * module.h - the module cache: one entry per ELF file the capture's
+ * mappings refer to, loaded once per run and shared by every process.
+ *
+ * An entry is keyed by build-id when the capture gives one, else by path
+ * and inode.  The file is found at the recorded path only when its build-id
+ * matches (a mismatching file is never used), else in perf's build-id
+ * caches.  Separate debuginfo (/usr/lib/debug/.build-id, .gnu_debuglink,
+ * the cache's "debug" file) supplies symbols, inline chains and, where the
+ * executable has no .eh_frame, CFI.
+ */
+#ifndef RESTACK_UNWIND_MODULE_H
+#define RESTACK_UNWIND_MODULE_H
+
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/arena.h"
+#include "common/hashmap.h"
+
+struct a2l;
+struct cfi_cache;
+struct symtab;
+
+/* Why a module has no usable file (or how it was found). */
+enum module_status {
+	MODULE_PENDING,       /* not looked up yet */
+	MODULE_OK,            /* found, build-id verified */
+	MODULE_UNVERIFIED,    /* found at the recorded path; the capture has
+			       * no build-id to check it against */
+	MODULE_NOT_FOUND,     /* no file anywhere */
+	MODULE_MISMATCH,      /* only files with another build-id found */
+	MODULE_BAD_ELF,       /* found, but not a usable ELF file */
+	MODULE_NO_FILE,       /* anonymous or special mapping ([heap], ...) */
+	MODULE_STATUS__COUNT
+};
+
+const char *module_status_name(enum module_status s);
+
+struct module_seg {       /* a PT_LOAD segment */
+	uint64_t vaddr, memsz, offset, filesz;
+};
+
+struct module {
+	/* Identity, from the capture. */
+	char *path;               /* as recorded */
+	uint8_t build_id[20];
+	uint8_t build_id_size;    /* 0: the capture gave none */
+
+	enum module_status status;
+	char *file;               /* the file used, or NULL */
+	const char *found_in;     /* "recorded path", "build-id cache", ... */
+	char *debug_file;         /* separate debuginfo used, or NULL */
+
+	int fd, debug_fd;
+	Elf *elf;                 /* runtime file (NULL when not found) */
+	Elf *debug_elf;           /* separate debuginfo, or NULL */
+	void *image;              /* in-memory image behind elf (vdso) */
+	Dwarf *dwarf_rt;          /* DWARF of elf (lazily) */
+	Dwarf *dwarf_dbg;         /* DWARF of debug_elf (lazily) */
+	bool dwarf_rt_tried, dwarf_dbg_tried;
+	Elf *syms_elf;            /* the file symbols come from (symtab.c) */
+	struct a2l *a2l;          /* addr2line emulation state (a2l.c) */
+	Dwarf_CFI *eh_cfi;        /* .eh_frame of elf */
+	Dwarf_CFI *debug_cfi;     /* .debug_frame of either file */
+	bool cfi_tried;
+	uint16_t e_machine;
+	bool is_exec;             /* ET_EXEC (absolute addresses) */
+
+	struct module_seg *segs;
+	unsigned nr_segs;
+
+	struct cfi_cache *cfi;    /* compiled CFI rows (unwind/cfi.c) */
+	struct symtab *symtab;    /* function symbols (unwind/symtab.c) */
+	bool symtab_tried;
+	struct hashmap symcache;  /* rel address -> struct sym_loc */
+
+	/* Per-run counts for `restack stats`. */
+	uint64_t samples;         /* samples whose walk touched it */
+	uint64_t frames;
+	uint64_t no_cfi;          /* walks that stopped here for lack of CFI */
+	uint64_t no_sym;          /* frames without a symbol */
+
+	struct module *next_hash; /* chain in the cache's table */
+	struct module *next;      /* all modules, in creation order */
+};
+
+struct modcache_opts {
+	const char *const *buildid_dirs; /* perf build-id caches, in order */
+	unsigned nr_buildid_dirs;
+	const char *debug_dir;    /* "/usr/lib/debug" unless set */
+	bool use_live_vdso;       /* the vdso of this process may stand in */
+};
+
+struct modcache {
+	struct modcache_opts opts;
+	struct hashmap by_key;    /* hash of identity -> first module */
+	struct module *all, **tail;
+	unsigned nr;
+	struct arena arena;
+};
+
+void modcache_init(struct modcache *mc, const struct modcache_opts *opts);
+void modcache_release(struct modcache *mc);
+
+/*
+ * The module for a mapping of path with the given build-id (size 0 if
+ * unknown) and inode identity.  Creates the entry on first use; the file is
+ * looked up lazily by module_load().  Returns NULL when out of memory.
+ */
+struct module *modcache_get(struct modcache *mc, const char *path,
+			    const uint8_t *build_id, uint8_t build_id_size,
+			    uint64_t dev, uint64_t ino);
+
+/*
+ * Finds and opens the module's files (once).  Returns true when the module
+ * has a usable ELF (status OK or UNVERIFIED).
+ */
+bool module_load(struct modcache *mc, struct module *m);
+
+/* Uses path as m's separate debuginfo (build-id checked if known). */
+bool module_use_debug_file(struct module *m, const char *path);
+
+/*
+ * The ELF virtual address for file offset off (from a mapping's pgoff),
+ * using the PT_LOAD segments.  Returns false when no segment holds it.
+ */
+bool module_offset_to_vaddr(const struct module *m, uint64_t off,
+			    uint64_t *vaddr);
+
+/* The DWARF of elf, which is m->elf or m->debug_elf (opened once). */
+Dwarf *module_dwarf(struct module *m, Elf *elf);
+
+/* The section named name, or NULL; *sh receives its header. */
+Elf_Scn *module_elf_section(Elf *elf, const char *name, GElf_Shdr *sh);
+
+/*
+ * Reads len bytes of the module's file contents at ELF address vaddr
+ * (for CFI expressions that read memory outside the stack copy).
+ */
+bool module_read(struct module *m, uint64_t vaddr, void *buf, size_t len);
+
+/* Reads the GNU build-id note of an ELF; returns its size or 0. */
+unsigned module_elf_build_id(Elf *elf, uint8_t *out, unsigned max);
+
+/* Hex form of a build-id into out (at least 2*size+1 bytes). */
+void module_build_id_hex(const uint8_t *id, unsigned size, char *out);
+
+#endif

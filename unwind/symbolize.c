@@ -1,0 +1,146 @@
+/*
+ * symbolize.c - names for addresses, the way perf script prints them.
+ *
+ * perf 6.1 (machine.c append_inlines, srcline.c addr2line) asks addr2line
+ * for the inline chain of an address that has an ELF symbol; an answer of
+ * "??:0" means no chain, and the ELF symbol is used.  Each chain entry
+ * whose name differs from the ELF symbol is an "(inlined)" frame.  a2l.c
+ * reproduces addr2line's answer; symtab.c perf's ELF symbols.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "unwind/symbolize.h"
+
+#include "common/base.h"
+#include "unwind/a2l.h"
+#include "unwind/module.h"
+#include "unwind/symtab.h"
+
+void symbolizer_init(struct symbolizer *s, bool inline_frames)
+{
+	memset(s, 0, sizeof(*s));
+	s->inline_frames = inline_frames;
+}
+
+void symbolizer_release(struct symbolizer *s)
+{
+	symtab_free(s->kallsyms);
+	hashmap_release(&s->kernel);
+	hashmap_release(&s->other);
+	arena_release(&s->arena);
+	memset(s, 0, sizeof(*s));
+}
+
+int symbolizer_load_kallsyms(struct symbolizer *s, const char *path)
+{
+	struct symtab *t = symtab_load_kallsyms(path);
+
+	if (!t)
+		return -1;
+	symtab_free(s->kallsyms);
+	s->kallsyms = t;
+	return 0;
+}
+
+static struct sym_loc *sym_new(struct symbolizer *s, const char *module,
+			       uint64_t rel, enum sym_kind kind, unsigned nr)
+{
+	struct sym_loc *l = arena_alloc(&s->arena, sizeof(*l) +
+					nr * sizeof(l->e[0]));
+
+	if (!l)
+		return NULL;
+	l->module = module;
+	l->rel = rel;
+	l->kind = (uint8_t)kind;
+	l->nr = (uint16_t)nr;
+	return l;
+}
+
+const struct sym_loc *symbolize_user(struct symbolizer *s, struct module *m,
+				     const char *map_path, uint64_t rel)
+{
+	const char *chain[A2L_CHAIN_MAX];
+	const struct symtab_sym *sym;
+	const struct symtab *t;
+	struct sym_loc *l;
+	unsigned n = 0, i;
+	void *v;
+
+	if (!m || (!m->elf && !m->debug_elf)) {
+		/* No file: one unknown frame per mapping name. */
+		uint64_t key = 0xcbf29ce484222325ULL;
+		const char *p;
+
+		for (p = map_path; *p; p++)
+			key = (key ^ (uint8_t)*p) * 0x100000001b3ULL;
+		if (hashmap_get(&s->other, key, &v) &&
+		    !strcmp(((struct sym_loc *)v)->module, map_path))
+			return v;
+		l = sym_new(s, map_path, rel, SYM_USER, 1);
+		if (!l)
+			return NULL;
+		l->module = arena_strdup(&s->arena, map_path);
+		if (!l->module || hashmap_put(&s->other, key, l) < 0)
+			return NULL;
+		return l;
+	}
+	if (hashmap_get(&m->symcache, rel, &v))
+		return v;
+	s->lookups++;
+	t = symtab_load(m);
+	sym = symtab_lookup(t, rel);
+	if (sym && s->inline_frames)
+		n = a2l_lookup(m, rel, chain);
+	if (n == 0) {
+		l = sym_new(s, m->path, rel, SYM_USER, 1);
+		if (!l)
+			return NULL;
+		l->e[0].name = sym ? sym->name : NULL;
+	} else {
+		l = sym_new(s, m->path, rel, SYM_USER, n);
+		if (!l)
+			return NULL;
+		for (i = 0; i < n; i++) {
+			l->e[i].name = chain[i] ? chain[i] : "??";
+			l->e[i].inlined = strcmp(l->e[i].name, sym->name) != 0;
+		}
+	}
+	if (!l->e[0].name)
+		m->no_sym++;
+	if (hashmap_put(&m->symcache, rel, l) < 0)
+		return NULL;
+	return l;
+}
+
+const struct sym_loc *symbolize_kernel(struct symbolizer *s, uint64_t addr)
+{
+	const struct symtab_sym *sym;
+	struct sym_loc *l;
+	void *v;
+
+	if (hashmap_get(&s->kernel, addr, &v))
+		return v;
+	sym = symtab_lookup(s->kallsyms, addr);
+	l = sym_new(s, "[kernel.kallsyms]", addr, SYM_KERNEL, 1);
+	if (!l)
+		return NULL;
+	l->e[0].name = sym ? sym->name : NULL;
+	if (hashmap_put(&s->kernel, addr, l) < 0)
+		return NULL;
+	return l;
+}
+
+const struct sym_loc *symbolize_unmapped(struct symbolizer *s)
+{
+	void *v;
+	struct sym_loc *l;
+
+	if (hashmap_get(&s->other, 0, &v))
+		return v;
+	l = sym_new(s, "[unknown]", 0, SYM_UNKNOWN, 1);
+	if (!l || hashmap_put(&s->other, 0, l) < 0)
+		return NULL;
+	return l;
+}

@@ -1,0 +1,52 @@
+/*
+ * symbolize.h - addresses to function names (with inline chains), each
+ * distinct (module, address) resolved once.
+ *
+ * Names follow `perf script` (perf 6.1 with addr2line-based inline
+ * expansion): the ELF symbol perf picks; with inline frames on, the chain
+ * addr2line reports when DWARF has a line for the address.  Results are
+ * shared struct sym_loc objects that live as long as the symbolizer.
+ */
+#ifndef RESTACK_UNWIND_SYMBOLIZE_H
+#define RESTACK_UNWIND_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/arena.h"
+#include "common/hashmap.h"
+#include "common/stack.h"
+
+struct module;
+struct symtab;
+
+struct symbolizer {
+	bool inline_frames;
+	struct symtab *kallsyms;    /* owned; NULL: kernel frames unnamed */
+	struct arena arena;         /* the sym_loc objects */
+	struct hashmap kernel;      /* address -> sym_loc */
+	struct hashmap other;       /* hash of a path -> unknown sym_loc */
+	uint64_t lookups;           /* distinct addresses resolved */
+};
+
+void symbolizer_init(struct symbolizer *s, bool inline_frames);
+void symbolizer_release(struct symbolizer *s);
+
+/* Loads kernel symbols from a kallsyms file; returns 0 or -1. */
+int symbolizer_load_kallsyms(struct symbolizer *s, const char *path);
+
+/*
+ * The symbols at ELF address rel of module m (loaded, or not: then the
+ * location only names the mapping).  map_path names the mapping.
+ * Returns NULL only when out of memory.
+ */
+const struct sym_loc *symbolize_user(struct symbolizer *s, struct module *m,
+				     const char *map_path, uint64_t rel);
+
+/* A kernel address. */
+const struct sym_loc *symbolize_kernel(struct symbolizer *s, uint64_t addr);
+
+/* An address in no mapping at all. */
+const struct sym_loc *symbolize_unmapped(struct symbolizer *s);
+
+#endif

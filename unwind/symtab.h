@@ -1,0 +1,57 @@
+/*
+ * symtab.h - a module's function symbols, chosen the way perf and
+ * addr2line choose them, so restack names frames as `perf script` does.
+ *
+ * Two views of the same ELF symbol tables:
+ *  - perf's view (tools/perf/util/symbol-elf.c, dso__load_sym): FUNC,
+ *    IFUNC and OBJECT symbols and NOTYPE labels in text/data sections, from
+ *    the file that has .symtab (the executable, else its debuginfo) plus
+ *    the executable's .dynsym and synthesized "name@plt" entries; zero
+ *    sizes extended to the next symbol; aliases at one address reduced to
+ *    the one perf prefers.
+ *  - addr2line's view (binutils 2.40 _bfd_elf_find_function): the nearest
+ *    preceding code symbol in the same section of the file perf reads
+ *    symbols from, used where DWARF names no function (or no linkage name).
+ */
+#ifndef RESTACK_UNWIND_SYMTAB_H
+#define RESTACK_UNWIND_SYMTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct module;
+
+struct symtab_sym {
+	uint64_t start, end;    /* ELF virtual addresses, [start, end) */
+	const char *name;
+	uint8_t bind, type;
+};
+
+struct symtab;
+
+/*
+ * Builds the symbol tables of a loaded module (once), and sets
+ * m->syms_elf to the file they come from (addr2line's file).  Returns NULL when
+ * out of memory; an empty table when the module has no symbols.  Owned by
+ * the module (module.c frees it).
+ */
+struct symtab *symtab_load(struct module *m);
+void symtab_free(struct symtab *t);
+
+/*
+ * The kernel's symbols from a kallsyms file (/proc/kallsyms or a copy),
+ * as perf loads them; NULL when the file cannot be read.  The caller owns
+ * it (symtab_free).
+ */
+struct symtab *symtab_load_kallsyms(const char *path);
+
+/* perf's symbol for ELF address addr, or NULL. */
+const struct symtab_sym *symtab_lookup(const struct symtab *t, uint64_t addr);
+
+/* addr2line's fallback function name for addr, or NULL. */
+const char *symtab_bfd_function(const struct symtab *t, uint64_t addr);
+
+/* Number of symbols in perf's view (for statistics and tests). */
+size_t symtab_count(const struct symtab *t);
+
+#endif

@@ -1,0 +1,242 @@
+/*
+ * unwind.c - the per-sample stack walk.
+ *
+ * Strategy per frame (shared/reference/stitching-jit.md section 7.2):
+ * module CFI (.eh_frame, then .debug_frame) evaluated by cfi_apply();
+ * where no CFI covers the pc, a validated frame-pointer step (7.3); else
+ * stop.  Every frame records how it was found; every walk ends with one
+ * reason (7.4).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "unwind/unwind.h"
+
+#include "common/mem.h"
+#include "unwind/aspace.h"
+#include "unwind/cfi.h"
+#include "unwind/module.h"
+
+int unwinder_init(struct unwinder *u, const struct regs_arch *arch,
+		  struct modcache *mc, const struct unwind_opts *opts)
+{
+	memset(u, 0, sizeof(*u));
+	u->arch = arch;
+	u->mc = mc;
+	if (opts)
+		u->opts = *opts;
+	if (!u->opts.max_frames)
+		u->opts.max_frames = UNWIND_MAX_FRAMES_DEFAULT;
+	u->frames = mem_zalloc(u->opts.max_frames, sizeof(*u->frames));
+	return u->frames ? 0 : -1;
+}
+
+void unwinder_release(struct unwinder *u)
+{
+	free(u->frames);
+	u->frames = NULL;
+}
+
+/* What a walk may read: the stack copy, then module files. */
+struct uw_mem {
+	const uint8_t *stack;
+	uint64_t lo, hi;               /* [lo, hi) is the copied window */
+	bool full;                     /* the window was filled: truncated */
+	const struct aspace_maps *maps;
+	struct modcache *mc;
+};
+
+static bool uw_read(void *ctx, uint64_t addr, uint64_t *val)
+{
+	struct uw_mem *m = ctx;
+	const struct aspace_map *map;
+	uint64_t vaddr;
+
+	if (addr >= m->lo && addr < m->hi && m->hi - addr >= 8) {
+		memcpy(val, m->stack + (addr - m->lo), 8);
+		return true;
+	}
+	map = aspace_maps_find(m->maps, addr);
+	if (!map || !module_load(m->mc, map->mod) ||
+	    !module_offset_to_vaddr(map->mod, addr - map->start + map->pgoff,
+				    &vaddr))
+		return false;
+	return module_read(map->mod, vaddr, val, 8);
+}
+
+/* Why a read at addr failed. */
+static enum end_reason uw_read_failure(const struct uw_mem *m, uint64_t addr)
+{
+	if (addr >= m->lo && m->full)
+		return END_WINDOW;
+	return END_BAD_STACK;
+}
+
+/* A validated frame-pointer step (section 7.3 of stitching-jit.md). */
+static bool uw_fp_step(struct unwinder *u, const struct uw_mem *mem,
+		       const struct regs *in, struct regs *out,
+		       enum end_reason *why)
+{
+	const struct regs_arch *a = u->arch;
+	uint64_t fp, saved_fp, ra, sp, w = a->word;
+	const struct aspace_map *map;
+
+	*why = END_NO_CFI;
+	if (!regs_has(in, a->fp) || !regs_has(in, a->sp))
+		return false;
+	fp = in->r[a->fp];
+	sp = in->r[a->sp];
+	if (fp == 0 || (fp & (w - 1)) || fp < sp)
+		return false;
+	if (fp + 2 * w > mem->hi) {
+		if (mem->full && fp >= mem->lo)
+			*why = END_WINDOW;
+		return false;
+	}
+	memcpy(&saved_fp, mem->stack + (fp - mem->lo), 8);
+	memcpy(&ra, mem->stack + (fp + w - mem->lo), 8);
+	if (saved_fp != 0 && saved_fp <= fp)
+		return false;
+	map = aspace_maps_find(mem->maps, ra - 1);
+	if (!map || !module_load(u->mc, map->mod))
+		return false;
+	*out = *in;
+	out->valid = 0;
+	regs_set(out, a->fp, saved_fp);
+	regs_set(out, a->sp, fp + 2 * w);
+	regs_set(out, a->pc, ra);
+	return true;
+}
+
+/* Fills frame f for pc; the mapping is looked up at lookup_pc. */
+static void uw_locate(struct unwinder *u, const struct aspace_maps *maps,
+		      struct unwind_frame *f, uint64_t pc, uint64_t lookup_pc)
+{
+	const struct aspace_map *map = aspace_maps_find(maps, lookup_pc);
+
+	f->pc = pc;
+	f->mod = NULL;
+	f->map_path = NULL;
+	f->rel = lookup_pc;
+	if (!map)
+		return;
+	f->map_path = map->mod->path;
+	if (!module_load(u->mc, map->mod) ||
+	    !module_offset_to_vaddr(map->mod,
+				    lookup_pc - map->start + map->pgoff,
+				    &f->rel)) {
+		f->rel = lookup_pc - map->start + map->pgoff;
+		return;
+	}
+	f->mod = map->mod;
+}
+
+void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
+		   const struct event_sample *s, struct unwind_result *res)
+{
+	const struct regs_arch *a = u->arch;
+	struct regs cur, next;
+	struct uw_mem mem;
+	struct cfi_mem cmem = { uw_read, &mem };
+	bool activation = true;
+	unsigned nr = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->frames = u->frames;
+	res->end = END_NO_USER;
+	if (!a || s->regs_user_abi == 0 || !s->regs_user_nr ||
+	    regs_from_perf(a, s->regs_user_mask, s->regs_user,
+			   s->regs_user_nr, &cur) < 0 ||
+	    !regs_has(&cur, a->pc) || !regs_has(&cur, a->sp))
+		return;
+	mem.stack = s->stack;
+	mem.lo = cur.r[a->sp];
+	mem.hi = mem.lo + (s->stack ? s->stack_dyn_size : 0);
+	mem.full = s->stack_size && s->stack_dyn_size == s->stack_size;
+	mem.maps = maps;
+	mem.mc = u->mc;
+
+	for (;;) {
+		struct unwind_frame *f = &u->frames[nr];
+		uint64_t pc = cur.r[a->pc], sp = cur.r[a->sp], cfa = 0, fa = 0;
+		const struct cfi_row *row = NULL;
+		enum end_reason why;
+
+		uw_locate(u, maps, f, pc, activation ? pc : pc - 1);
+		f->sp = sp;
+		f->origin = nr == 0 ? FRAME_SAMPLE : f->origin;
+		nr++;
+		if (f->mod) {
+			f->mod->frames++;
+			row = cfi_find(f->mod, a, f->rel);
+		}
+		if (nr >= u->opts.max_frames) {
+			res->end = END_MAX_DEPTH;
+			break;
+		}
+		if (row) {
+			enum cfi_step st = cfi_apply(a, row, &cur, &next, &cfa,
+						     &cmem, &fa);
+
+			if (st == CFI_STEP_ROOT) {
+				res->end = END_ROOT;
+				break;
+			}
+			if (st == CFI_STEP_READ_FAIL) {
+				res->end = uw_read_failure(&mem, fa);
+				res->end_addr = fa;
+				break;
+			}
+			if (st == CFI_STEP_BAD) {
+				u->cfi_rows_bad++;
+				res->end = END_NO_CFI;
+				res->end_mod = f->mod;
+				res->end_addr = pc;
+				break;
+			}
+			u->frames[nr].origin = row->source == CFI_SRC_EH ?
+						       FRAME_CFI_EH :
+						       FRAME_CFI_DEBUG;
+			/* A signal frame's caller pc is exact. */
+			activation = row->signal;
+		} else {
+			why = END_NO_CFI;
+			if (u->opts.no_fp ||
+			    !uw_fp_step(u, &mem, &cur, &next, &why)) {
+				if (!u->opts.no_fp)
+					u->fp_rejected++;
+				/* No file behind a mapping: say so. */
+				if (f->map_path && !f->mod && why != END_WINDOW)
+					why = END_NO_MODULE;
+				res->end = why;
+				res->end_mod = f->mod;
+				res->end_addr = pc;
+				if (f->mod && why == END_NO_CFI)
+					f->mod->no_cfi++;
+				break;
+			}
+			u->fp_steps++;
+			u->frames[nr].origin = FRAME_FP;
+			activation = false;
+		}
+		if (next.r[a->pc] == 0) {
+			res->end = END_ROOT;   /* a zero return address */
+			break;
+		}
+		if (!regs_has(&next, a->sp) || next.r[a->sp] <= sp) {
+			res->end = next.r[a->sp] == sp &&
+						   next.r[a->pc] == pc ?
+					   END_LOOP :
+					   END_BAD_STACK;
+			break;
+		}
+		if (!aspace_maps_find(maps, activation ? next.r[a->pc] :
+							  next.r[a->pc] - 1)) {
+			res->end = END_BAD_RA;
+			res->end_addr = next.r[a->pc];
+			break;
+		}
+		cur = next;
+	}
+	res->nr = nr;
+}

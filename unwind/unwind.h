@@ -1,0 +1,70 @@
+/*
+ * unwind.h - walk one sample's user stack offline: registers and the
+ * copied stack bytes from the capture, CFI from the module files.
+ *
+ * Memory is read only from the copied window [sp, sp + dyn_size) and from
+ * the modules' files.  Each caller frame is looked up at its return
+ * address - 1 (except after a signal frame); a frame-pointer step is tried
+ * only where no CFI covers the pc, and only if it validates.
+ */
+#ifndef RESTACK_UNWIND_UNWIND_H
+#define RESTACK_UNWIND_UNWIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/event.h"
+#include "common/stack.h"
+#include "unwind/regs.h"
+
+struct aspace_maps;
+struct modcache;
+struct module;
+
+#define UNWIND_MAX_FRAMES_DEFAULT 1024
+
+struct unwind_opts {
+	unsigned max_frames;    /* 0: UNWIND_MAX_FRAMES_DEFAULT */
+	bool no_fp;             /* never use frame-pointer steps */
+};
+
+struct unwind_frame {
+	uint64_t pc;            /* sampled ip or return address */
+	uint64_t sp;            /* stack pointer in this frame */
+	uint64_t rel;           /* ELF address to symbolize (pc or pc - 1) */
+	struct module *mod;     /* NULL: no mapping or no file */
+	const char *map_path;   /* the mapping's path, or NULL */
+	uint8_t origin;         /* enum frame_origin */
+};
+
+struct unwinder {
+	const struct regs_arch *arch;
+	struct modcache *mc;
+	struct unwind_opts opts;
+	struct unwind_frame *frames;   /* scratch, max_frames entries */
+	/* counts over all walks */
+	uint64_t cfi_rows_bad;         /* rows we could not evaluate */
+	uint64_t fp_steps, fp_rejected;
+};
+
+/* Returns 0, or -1 when out of memory. */
+int unwinder_init(struct unwinder *u, const struct regs_arch *arch,
+		  struct modcache *mc, const struct unwind_opts *opts);
+void unwinder_release(struct unwinder *u);
+
+struct unwind_result {
+	struct unwind_frame *frames;   /* u->frames, leaf first */
+	unsigned nr;
+	uint8_t end;                   /* enum end_reason */
+	struct module *end_mod;        /* where NO_CFI / NO_MODULE happened */
+	uint64_t end_addr;             /* a failed read, or the bad pc */
+};
+
+/*
+ * Unwinds the user part of sample s of a process whose code mappings are
+ * maps.  Fills *res (frames valid until the next call).
+ */
+void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
+		   const struct event_sample *s, struct unwind_result *res);
+
+#endif
