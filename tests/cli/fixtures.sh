@@ -9,9 +9,13 @@
 regen=0
 [ "${1:-}" = --regen ] && regen=1
 
+# perf is the oracle when it can read perf.data here (recording rights
+# are not needed for that).
 perf_ok=0
-if command -v perf >/dev/null 2>&1 && perf version >/dev/null 2>&1; then
-	perf_ok=1
+perf_why="perf is not installed"
+if command -v perf >/dev/null 2>&1; then
+	perf_why="perf report -D does not work here"
+	[ -n "$(perf_counts "$TESTDATA/perf/file-dwarf.data")" ] && perf_ok=1
 fi
 
 cd "$TESTDATA/perf" || exit 1
@@ -38,7 +42,7 @@ for f in *.data; do
 	if [ $perf_ok -eq 1 ]; then
 		compare_with_perf "$f" "$n"
 	else
-		skip "$n: counts equal perf's" "perf is not installed"
+		skip "$n: counts equal perf's" "$perf_why"
 	fi
 done
 

@@ -80,9 +80,11 @@ done_testing() {
 	exit $lib_failed
 }
 
-# Runs perf with the clean environment fixtures and tests are recorded in.
+# Runs perf (the one on the caller's PATH) with the clean environment
+# fixtures and tests are recorded in.
+PERF=$(command -v perf 2>/dev/null || echo perf)
 perf_clean() {
-	env -i PATH=/usr/bin:/bin HOME="$T/home" perf "$@"
+	env -i PATH=/usr/bin:/bin HOME="$T/home" "$PERF" "$@"
 }
 
 record() {
@@ -102,8 +104,8 @@ need_perf() {
 	record -e cpu-clock -o "$T/probe.data" -- true >/dev/null 2>&1
 	case $? in
 	0) rm -f "$T/probe.data" ;;
-	77) skip_all "perf cannot record here: $(head -n 1 "$T/record.err")" ;;
-	*) skip_all "perf record fails: $(head -n 1 "$T/record.err")" ;;
+	77) skip_all "perf cannot record here: $(grep -v '^Error:' "$T/record.err" | head -n 1)" ;;
+	*) skip_all "perf record fails: $(grep -v '^Error:' "$T/record.err" | head -n 1)" ;;
 	esac
 }
 

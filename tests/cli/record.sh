@@ -102,7 +102,7 @@ fi
 
 # A real pipe: perf writes, restack reads as it goes; tee keeps a copy
 # for the oracle.
-(cd "$T" && env -i PATH=/usr/bin:/bin HOME="$T/home" perf record -q $W -g -o - -- ./prog 600 2>/dev/null |
+(cd "$T" && perf_clean record -q $W -g -o - -- ./prog 600 2>/dev/null |
 	tee "$T/live.data" | "$RESTACK" info - >"$T/live.info")
 if [ -s "$T/live.data" ]; then
 	"$RESTACK" info "$T/live.data" | sed '1d; /^size /d' >"$T/live-file.info"
