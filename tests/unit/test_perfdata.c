@@ -2399,6 +2399,116 @@ static void test_file_errors(void)
 	bb_free(&f);
 }
 
+/* Header variants that read fine: legacy 72-byte header, data.size 0. */
+static void test_header_variants(void)
+{
+	struct variant v = { "hdr", false, false, COMP_NONE, false, false };
+	struct perfdata_reader *r;
+	struct readall ra;
+	struct bb f, g;
+	struct err err;
+	uint64_t data_off, data_size;
+	int fd;
+
+	cat_build(&f, &v);
+	data_off = f.p[40] | (uint64_t)f.p[41] << 8;
+	data_size = f.p[48] | (uint64_t)f.p[49] << 8;
+
+	/* data.size 0 (perf killed before rewriting the header): the data
+	 * runs to the end of the file and the features are ignored */
+	g = f;
+	g.p = malloc(f.len);
+	memcpy(g.p, f.p, f.len);
+	g.len = (size_t)(data_off + data_size);
+	bb_patch(&g, 48, 0, 8);
+	r = open_bytes(&g, false, NULL, &err, &fd);
+	if (CHECK(r != NULL, "data.size 0: opens")) {
+		read_all(r, &ra);
+		CHECK(ra.rc == 0 && perfdata_stats(r)->records[9] == 4 &&
+		      perfdata_info(r)->hostname == NULL,
+		      "data.size 0: reads every record to the end of the file, "
+		      "no features");
+		strbuf_release(&ra.lines);
+		perfdata_close(r);
+		close(fd);
+	}
+
+	/* the legacy 72-byte header has no feature bitmap */
+	memcpy(g.p, f.p, f.len);
+	g.len = f.len;
+	bb_patch(&g, 8, 72, 8);
+	r = open_bytes(&g, false, NULL, &err, &fd);
+	if (CHECK(r != NULL, "72-byte header: opens")) {
+		read_all(r, &ra);
+		CHECK(ra.rc == 0 && perfdata_stats(r)->records[9] == 4 &&
+		      perfdata_info(r)->nr_feats == 0 &&
+		      perfdata_info(r)->hostname == NULL,
+		      "72-byte header: reads the records, no features");
+		strbuf_release(&ra.lines);
+		perfdata_close(r);
+		close(fd);
+	}
+	free(g.p);
+	bb_free(&f);
+}
+
+/*
+ * perf 6.16+ can write COMPRESSED2 records whose u16 header.size
+ * overflowed (0 here) while data_size is right; the reader takes
+ * 16 + data_size bytes, unpadded.
+ */
+static void test_compressed2_overflow(void)
+{
+	struct bb f, plain = { 0 };
+	ZSTD_CStream *z = ZSTD_createCStream();
+	uint8_t out[8192];
+	ZSTD_inBuffer in;
+	ZSTD_outBuffer o = { out, sizeof(out), 0 };
+	struct perfdata_reader *r;
+	struct readall ra;
+	struct err err;
+	size_t rec, rem;
+	int fd;
+
+	if (!z || ZSTD_isError(ZSTD_initCStream(z, 1)))
+		abort();
+	err_stream(&f, false);
+	err_sample(&plain, BUG_NONE);
+	err_sample(&plain, BUG_NONE);
+	in.src = plain.p;
+	in.size = plain.len;
+	in.pos = 0;
+	do {
+		rem = ZSTD_compressStream2(z, &o, &in, ZSTD_e_flush);
+		if (ZSTD_isError(rem))
+			abort();
+	} while (rem);
+	ZSTD_freeCStream(z);
+	rec = rec_begin(&f, 83, 0);
+	bb_u64(&f, o.pos);
+	bb_bytes(&f, out, o.pos);
+	bb_patch(&f, rec + 6, 0, 2);    /* the wrapped size */
+	if ((f.len - rec) % 8 == 0)     /* make "unpadded" visible */
+		abort();
+	err_sample(&f, BUG_NONE);       /* right after, unaligned */
+	r = open_bytes(&f, true, NULL, &err, &fd);
+	if (CHECK(r != NULL, "COMPRESSED2 with header.size 0: opens")) {
+		read_all(r, &ra);
+		CHECK(ra.rc == 0 && perfdata_stats(r)->records[9] == 3 &&
+		      perfdata_stats(r)->records[83] == 1,
+		      "COMPRESSED2 with header.size 0: two samples inside, one "
+		      "after");
+		if (ra.rc < 0)
+			DIAG("  %s at 0x%llx", ra.err.msg,
+			     (unsigned long long)ra.err.off);
+		strbuf_release(&ra.lines);
+		perfdata_close(r);
+		close(fd);
+	}
+	bb_free(&plain);
+	bb_free(&f);
+}
+
 int main(void)
 {
 	test_catalogue();
@@ -2406,5 +2516,7 @@ int main(void)
 	test_order();
 	test_errors();
 	test_file_errors();
+	test_header_variants();
+	test_compressed2_overflow();
 	return done_testing();
 }
