@@ -21,6 +21,7 @@ enum {
 	OPT_KALLSYMS,
 	OPT_BUILDID_DIR,
 	OPT_EVENT,
+	OPT_TRACE,
 };
 
 const struct option run_long_options[] = {
@@ -32,6 +33,7 @@ const struct option run_long_options[] = {
 	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
 	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "trace-unwind", no_argument, NULL, OPT_TRACE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -50,6 +52,7 @@ const char *const run_usage_lines[] = {
 	"                          (repeatable; default $PERF_BUILDID_DIR or",
 	"                          ~/.debug)",
 	"  -q, --quiet             no warnings or summaries on stderr",
+	"      --trace-unwind      print every unwinding step to stderr",
 	NULL,
 };
 
@@ -94,6 +97,9 @@ int run_parse_option(struct run_opts *o, int c, const char *arg)
 	case 'q':
 		o->quiet = true;
 		return 1;
+	case OPT_TRACE:
+		o->trace = true;
+		return 1;
 	default:
 		return 0;
 	}
@@ -128,11 +134,10 @@ static char *run_pick_kallsyms(struct run *run,
 
 	if (run->opts->kallsyms)
 		return mem_strdup(run->opts->kallsyms);
-	if (in->hostname && in->osrelease && uname(&u) == 0 &&
-	    !strcmp(u.nodename, in->hostname) &&
-	    !strcmp(u.release, in->osrelease) && run_proc_kallsyms_ok())
-		return mem_strdup("/proc/kallsyms");
-	/* The build-id cache keeps a copy next to the kernel's build-id. */
+	/*
+	 * The build-id cache keeps a copy made when the capture was
+	 * recorded: exactly that kernel, and cheaper to read than /proc.
+	 */
 	for (i = 0; i < in->nr_build_ids; i++) {
 		const struct perfdata_build_id *b = &in->build_ids[i];
 		char hex[41], path[4096];
@@ -148,7 +153,17 @@ static char *run_pick_kallsyms(struct run *run,
 				return mem_strdup(path);
 		}
 	}
+	if (in->hostname && in->osrelease && uname(&u) == 0 &&
+	    !strcmp(u.nodename, in->hostname) &&
+	    !strcmp(u.release, in->osrelease) && run_proc_kallsyms_ok())
+		return mem_strdup("/proc/kallsyms");
 	return NULL;
+}
+
+static void run_trace(void *ctx, const char *line)
+{
+	(void)ctx;
+	fprintf(stderr, "%s\n", line);
 }
 
 static int run_init_resolver(struct run *run)
@@ -161,6 +176,7 @@ static int run_init_resolver(struct run *run)
 	unsigned nr_dirs = o->nr_buildid_dirs;
 	struct err err;
 	enum event_arch arch = in->arch_id;
+	unsigned i;
 
 	if (!nr_dirs) {
 		const char *env = getenv("PERF_BUILDID_DIR");
@@ -201,9 +217,18 @@ static int run_init_resolver(struct run *run)
 		return -1;
 	}
 	run->res_ready = true;
-	if (run->kallsyms_used && !run->res.kallsyms_loaded && !o->quiet)
-		cmd_error("warning: cannot read kernel symbols from '%s'",
-			  run->kallsyms_used);
+	for (i = 0; i < in->nr_build_ids; i++) {
+		const struct perfdata_build_id *b = &in->build_ids[i];
+
+		if (!b->from_mmap &&
+		    modcache_note_build_id(&run->res.mc, b->filename,
+					   b->build_id, b->size) < 0) {
+			cmd_error("out of memory");
+			return -1;
+		}
+	}
+	if (o->trace)
+		run->res.uw.trace = run_trace;
 	return 0;
 }
 
@@ -244,12 +269,15 @@ int run_capture(struct run *run, const struct run_opts *opts,
 	while ((rc = perfdata_next(run->rd, &ev)) > 0) {
 		if (ev.type != EVENT_SAMPLE && ev.type != EVENT_MMAP &&
 		    ev.type != EVENT_COMM && ev.type != EVENT_FORK &&
-		    ev.type != EVENT_EXIT)
+		    ev.type != EVENT_EXIT && ev.type != EVENT_BUILD_ID)
 			continue;
 		if (!run->res_ready && run_init_resolver(run) < 0)
 			return -1;
 		if (ev.type == EVENT_SAMPLE && !run_want_sample(run, &ev))
 			continue;
+		if (ev.type == EVENT_SAMPLE && opts->trace)
+			fprintf(stderr, "sample pid=%d tid=%d time=%llu\n",
+				ev.pid, ev.tid, (unsigned long long)ev.time);
 		rc = resolve_event(&run->res, &ev, &rs);
 		if (rc < 0)
 			goto oom;
@@ -262,6 +290,10 @@ int run_capture(struct run *run, const struct run_opts *opts,
 	}
 	if (!run->res_ready && run_init_resolver(run) < 0)
 		return -1;
+	if (run->res.sym.kallsyms_tried &&
+	    !symbolizer_has_kallsyms(&run->res.sym) && !opts->quiet)
+		cmd_error("warning: cannot read kernel symbols from '%s'",
+			  run->kallsyms_used);
 	if (opts->event && run->event_attr < 0 && !opts->quiet)
 		cmd_error("warning: %s: no samples of event '%s'", path,
 			  opts->event);
@@ -329,8 +361,9 @@ void run_print_stats(const struct run *run, FILE *f)
 				(unsigned long long)st->frames[i],
 				run_pct(st->frames[i], frames));
 	fprintf(f, "kernel symbols     %s\n",
-		run->kallsyms_used && run->res.kallsyms_loaded ?
-			run->kallsyms_used : "none ([kernel] frames)");
+		symbolizer_has_kallsyms(&run->res.sym) ? run->kallsyms_used :
+		run->res.sym.kallsyms_tried ? "unreadable ([kernel] frames)" :
+		run->kallsyms_used ? "not needed" : "none ([kernel] frames)");
 	fprintf(f, "modules            %u\n", run->res.mc.nr);
 	fprintf(f, "  %-9s %-8s %-8s %-6s %-6s %-40s %s\n", "status",
 		"samples", "frames", "no-cfi", "no-sym", "build-id", "path");

@@ -24,6 +24,7 @@ struct run_opts {
 	unsigned nr_buildid_dirs;
 	const char *event;               /* --event NAME */
 	bool quiet;
+	bool trace;                      /* --trace-unwind */
 };
 
 /* getopt_long entries for the options above (ids >= 256). */

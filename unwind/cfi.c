@@ -276,6 +276,13 @@ const struct cfi_row *cfi_find(struct module *m, const struct regs_arch *a,
 	}
 	if (nrow && (rel < nrow->start || rel >= nrow->end))
 		nrow = NULL;
+	/*
+	 * elfutils 0.188 reports a stale start after DW_CFA_restore_state
+	 * (the start of the remembered row); the end is right.  Trust the
+	 * range only from the address we asked for.
+	 */
+	if (nrow)
+		nrow->start = rel;
 	if (nrow && cfi_insert_row(c, nrow) < 0)
 		nrow = NULL;
 	(void)hashmap_put(&c->by_pc, rel, nrow ? (void *)nrow :

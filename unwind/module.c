@@ -109,8 +109,70 @@ void modcache_release(struct modcache *mc)
 		free(m);
 	}
 	hashmap_release(&mc->by_key);
+	hashmap_release(&mc->known);
 	arena_release(&mc->arena);
 	memset(mc, 0, sizeof(*mc));
+}
+
+struct modcache_known {
+	struct modcache_known *next;
+	const char *path;
+	uint8_t bid[20];
+	uint8_t size;
+};
+
+static uint64_t mod_path_hash(const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *path; path++)
+		h = (h ^ (uint8_t)*path) * 0x100000001b3ULL;
+	return h;
+}
+
+static const struct modcache_known *mod_known(struct modcache *mc,
+					      const char *path)
+{
+	struct modcache_known *k;
+	void *v;
+
+	if (!hashmap_get(&mc->known, mod_path_hash(path), &v))
+		return NULL;
+	for (k = v; k; k = k->next)
+		if (!strcmp(k->path, path))
+			return k;
+	return NULL;
+}
+
+int modcache_note_build_id(struct modcache *mc, const char *path,
+			   const uint8_t *bid, uint8_t size)
+{
+	struct modcache_known *k, *first = NULL;
+	struct module *m;
+	uint64_t h = mod_path_hash(path);
+	void *v;
+
+	if (!size || size > 20 || mod_known(mc, path))
+		return 0;
+	if (hashmap_get(&mc->known, h, &v))
+		first = v;
+	k = arena_alloc(&mc->arena, sizeof(*k));
+	if (!k || !(k->path = arena_strdup(&mc->arena, path)))
+		return -1;
+	memcpy(k->bid, bid, size);
+	k->size = size;
+	k->next = first;
+	if (hashmap_put(&mc->known, h, k) < 0)
+		return -1;
+	/* Modules made before we knew: they have not been looked up yet. */
+	for (m = mc->all; m; m = m->next) {
+		if (m->status == MODULE_PENDING && !m->build_id_size &&
+		    !strcmp(m->path, path)) {
+			memcpy(m->build_id, bid, size);
+			m->build_id_size = size;
+		}
+	}
+	return 0;
 }
 
 static uint64_t modcache_key(const char *path, const uint8_t *bid,
@@ -133,10 +195,16 @@ struct module *modcache_get(struct modcache *mc, const char *path,
 			    const uint8_t *build_id, uint8_t build_id_size,
 			    uint64_t dev, uint64_t ino)
 {
-	uint64_t key = modcache_key(path, build_id, build_id_size, dev, ino);
+	const struct modcache_known *known;
 	struct module *first = NULL, *m;
+	uint64_t key;
 	void *v;
 
+	if (!build_id_size && (known = mod_known(mc, path))) {
+		build_id = known->bid;
+		build_id_size = known->size;
+	}
+	key = modcache_key(path, build_id, build_id_size, dev, ino);
 	if (hashmap_get(&mc->by_key, key, &v))
 		first = v;
 	for (m = first; m; m = m->next_hash) {

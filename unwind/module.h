@@ -97,6 +97,7 @@ struct modcache_opts {
 struct modcache {
 	struct modcache_opts opts;
 	struct hashmap by_key;    /* hash of identity -> first module */
+	struct hashmap known;     /* hash of path -> struct modcache_known */
 	struct module *all, **tail;
 	unsigned nr;
 	struct arena arena;
@@ -113,6 +114,14 @@ void modcache_release(struct modcache *mc);
 struct module *modcache_get(struct modcache *mc, const char *path,
 			    const uint8_t *build_id, uint8_t build_id_size,
 			    uint64_t dev, uint64_t ino);
+
+/*
+ * Records that the capture names build-id bid for path (BUILD_ID feature
+ * or records).  Mappings of path without a build-id of their own get it;
+ * so do modules of path not looked up yet.  Returns 0 or -1 (no memory).
+ */
+int modcache_note_build_id(struct modcache *mc, const char *path,
+			   const uint8_t *bid, uint8_t size);
 
 /*
  * Finds and opens the module's files (once).  Returns true when the module

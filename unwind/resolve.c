@@ -6,6 +6,7 @@
 
 #include "unwind/resolve.h"
 
+#include "common/base.h"
 #include "common/mem.h"
 
 int resolve_init(struct resolve *r, const struct resolve_opts *opts,
@@ -28,9 +29,9 @@ int resolve_init(struct resolve *r, const struct resolve_opts *opts,
 	uopts.no_fp = r->opts.no_fp;
 	if (unwinder_init(&r->uw, r->arch, &r->mc, &uopts) < 0)
 		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "unwinder");
-	if (r->opts.kallsyms && !r->opts.no_kernel)
-		r->kallsyms_loaded =
-			symbolizer_load_kallsyms(&r->sym, r->opts.kallsyms) == 0;
+	if (r->opts.kallsyms && !r->opts.no_kernel &&
+	    symbolizer_set_kallsyms(&r->sym, r->opts.kallsyms) < 0)
+		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "kallsyms");
 	return 0;
 }
 
@@ -116,6 +117,24 @@ static int resolve_callchain(struct resolve *r, const struct event_sample *s,
 	return n;
 }
 
+/* Functions that are the outermost frame of a thread. */
+static bool resolve_is_root(const struct sym_loc *loc)
+{
+	static const char *const roots[] = {
+		"_start", "__libc_start_main", "start_thread", "clone",
+		"clone3", "__clone", "__clone3", "thread_start",
+	};
+	const char *name = loc && loc->nr ? loc->e[loc->nr - 1].name : NULL;
+	size_t i;
+
+	if (!name)
+		return false;
+	for (i = 0; i < ARRAY_SIZE(roots); i++)
+		if (!strcmp(name, roots[i]))
+			return true;
+	return false;
+}
+
 static int resolve_sample(struct resolve *r, const struct event *ev,
 			  struct rsample *out)
 {
@@ -173,6 +192,10 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 			if (resolve_push(r, &nr, f->pc, f->origin, loc) < 0)
 				return -1;
 		}
+		/* A walk that stops in a thread's first function is done. */
+		if (out->end != END_ROOT && ur.nr &&
+		    resolve_is_root(r->frames[nr - 1].loc))
+			out->end = END_ROOT;
 	} else {
 		n = resolve_callchain(r, s, maps, false, &nr);
 		if (n < 0)
@@ -219,5 +242,9 @@ int resolve_event(struct resolve *r, const struct event *ev,
 {
 	if (ev->type == EVENT_SAMPLE)
 		return resolve_sample(r, ev, out);
+	if (ev->type == EVENT_BUILD_ID)
+		return modcache_note_build_id(&r->mc, ev->build_id.filename,
+					      ev->build_id.build_id,
+					      ev->build_id.build_id_size);
 	return aspace_event(&r->as, ev) < 0 ? -1 : 0;
 }

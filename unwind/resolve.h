@@ -47,7 +47,6 @@ struct resolve {
 	struct aspace as;
 	struct symbolizer sym;
 	struct unwinder uw;
-	bool kallsyms_loaded;
 	struct rframe *frames;   /* output scratch */
 	size_t alloc_frames;
 	struct resolve_stats stats;

@@ -13,6 +13,7 @@
 #include "unwind/symbolize.h"
 
 #include "common/base.h"
+#include "common/mem.h"
 #include "unwind/a2l.h"
 #include "unwind/module.h"
 #include "unwind/symtab.h"
@@ -26,21 +27,23 @@ void symbolizer_init(struct symbolizer *s, bool inline_frames)
 void symbolizer_release(struct symbolizer *s)
 {
 	symtab_free(s->kallsyms);
+	free(s->kallsyms_path);
 	hashmap_release(&s->kernel);
 	hashmap_release(&s->other);
 	arena_release(&s->arena);
 	memset(s, 0, sizeof(*s));
 }
 
-int symbolizer_load_kallsyms(struct symbolizer *s, const char *path)
+int symbolizer_set_kallsyms(struct symbolizer *s, const char *path)
 {
-	struct symtab *t = symtab_load_kallsyms(path);
+	free(s->kallsyms_path);
+	s->kallsyms_path = mem_strdup(path);
+	return s->kallsyms_path ? 0 : -1;
+}
 
-	if (!t)
-		return -1;
-	symtab_free(s->kallsyms);
-	s->kallsyms = t;
-	return 0;
+bool symbolizer_has_kallsyms(const struct symbolizer *s)
+{
+	return s->kallsyms != NULL;
 }
 
 static struct sym_loc *sym_new(struct symbolizer *s, const char *module,
@@ -122,6 +125,10 @@ const struct sym_loc *symbolize_kernel(struct symbolizer *s, uint64_t addr)
 
 	if (hashmap_get(&s->kernel, addr, &v))
 		return v;
+	if (!s->kallsyms_tried && s->kallsyms_path) {
+		s->kallsyms_tried = true;
+		s->kallsyms = symtab_load_kallsyms(s->kallsyms_path);
+	}
 	sym = symtab_lookup(s->kallsyms, addr);
 	l = sym_new(s, "[kernel.kallsyms]", addr, SYM_KERNEL, 1);
 	if (!l)

@@ -23,6 +23,8 @@ struct symtab;
 struct symbolizer {
 	bool inline_frames;
 	struct symtab *kallsyms;    /* owned; NULL: kernel frames unnamed */
+	char *kallsyms_path;        /* read on the first kernel address */
+	bool kallsyms_tried;
 	struct arena arena;         /* the sym_loc objects */
 	struct hashmap kernel;      /* address -> sym_loc */
 	struct hashmap other;       /* hash of a path -> unknown sym_loc */
@@ -32,8 +34,14 @@ struct symbolizer {
 void symbolizer_init(struct symbolizer *s, bool inline_frames);
 void symbolizer_release(struct symbolizer *s);
 
-/* Loads kernel symbols from a kallsyms file; returns 0 or -1. */
-int symbolizer_load_kallsyms(struct symbolizer *s, const char *path);
+/*
+ * Names kernel addresses from a kallsyms file, read when the first kernel
+ * address needs a name.  Returns 0, or -1 when out of memory.
+ */
+int symbolizer_set_kallsyms(struct symbolizer *s, const char *path);
+
+/* True when the kallsyms file was read (it is read lazily). */
+bool symbolizer_has_kallsyms(const struct symbolizer *s);
 
 /*
  * The symbols at ELF address rel of module m (loaded, or not: then the

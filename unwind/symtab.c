@@ -184,17 +184,20 @@ static int st_add_batch(struct symtab *t, struct symtab_sym *batch, size_t n,
 		t->syms[t->nr - 1].end =
 			ALIGN_UP(t->syms[t->nr - 1].start, 4096ull) + 4096;
 
-	/* symbols__fixup_duplicate(): one symbol per start address. */
-	for (i = 0; i + 1 < t->nr;) {
-		if (t->syms[i].start != t->syms[i + 1].start) {
-			i++;
+	/*
+	 * symbols__fixup_duplicate(): one symbol per start address.  perf
+	 * compares each survivor with the next symbol of the same start;
+	 * one pass keeps the running survivor (k) and compacts the array.
+	 */
+	for (i = 0, k = 0; i < t->nr; i++) {
+		if (k && t->syms[k - 1].start == t->syms[i].start) {
+			if (!st_prefer_first(&t->syms[k - 1], &t->syms[i]))
+				t->syms[k - 1] = t->syms[i];
 			continue;
 		}
-		k = st_prefer_first(&t->syms[i], &t->syms[i + 1]) ? i + 1 : i;
-		memmove(&t->syms[k], &t->syms[k + 1],
-			(t->nr - k - 1) * sizeof(*t->syms));
-		t->nr--;
+		t->syms[k++] = t->syms[i];
 	}
+	t->nr = k;
 	return 0;
 }
 
@@ -590,18 +593,22 @@ struct symtab *symtab_load_kallsyms(const char *path)
 		return NULL;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long addr;
-		char type, otype, *name, *nl;
-		int pos = 0;
+		uint64_t addr = 0;
+		char type, otype, *p = line, *name, *nl;
 
-		if (sscanf(line, "%llx %c %n", &addr, &type, &pos) != 2 ||
-		    !pos)
+		/* "ADDR TYPE NAME[\t[MODULE]]" */
+		for (; isxdigit((unsigned char)*p); p++)
+			addr = addr << 4 | (uint64_t)(isdigit((unsigned char)*p) ?
+							  *p - '0' :
+							  (tolower((unsigned char)*p) -
+							   'a' + 10));
+		if (p == line || p[0] != ' ' || !p[1] || p[2] != ' ')
 			continue;
-		otype = type;
-		type = (char)toupper((unsigned char)type);
+		otype = p[1];
+		type = (char)toupper((unsigned char)otype);
 		if (type != 'T' && type != 'W' && type != 'D' && type != 'B')
 			continue;
-		name = line + pos;
+		name = p + 3;
 		nl = strchr(name, '\n');
 		if (nl)
 			*nl = '\0';

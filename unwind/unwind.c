@@ -7,15 +7,32 @@
  * stop.  Every frame records how it was found; every walk ends with one
  * reason (7.4).
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "unwind/unwind.h"
 
+#include "common/base.h"
 #include "common/mem.h"
 #include "unwind/aspace.h"
 #include "unwind/cfi.h"
 #include "unwind/module.h"
+
+static void PRINTF_LIKE(2, 3) uw_trace(struct unwinder *u, const char *fmt,
+				       ...)
+{
+	char line[512];
+	va_list ap;
+
+	if (!u->trace)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	u->trace(u->trace_ctx, line);
+}
 
 int unwinder_init(struct unwinder *u, const struct regs_arch *arch,
 		  struct modcache *mc, const struct unwind_opts *opts)
@@ -170,6 +187,18 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 			f->mod->frames++;
 			row = cfi_find(f->mod, a, f->rel);
 		}
+		uw_trace(u, "frame %u pc=%#llx sp=%#llx %s rel=%#llx row=%s",
+			 nr - 1, (unsigned long long)pc,
+			 (unsigned long long)sp,
+			 f->map_path ? f->map_path : "(no mapping)",
+			 (unsigned long long)f->rel,
+			 !f->mod ? "no module" : row ? "cfi" : "none");
+		if (row)
+			uw_trace(u, "  row [%#llx,%#llx) cfa=r%u%+lld%s ra=r%u rules=%u",
+				 (unsigned long long)row->start,
+				 (unsigned long long)row->end, row->cfa_reg,
+				 (long long)row->cfa_off,
+				 row->cfa_expr ? " (expr)" : "", row->ra, row->nr);
 		if (nr >= u->opts.max_frames) {
 			res->end = END_MAX_DEPTH;
 			break;
@@ -187,6 +216,9 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 				res->end_addr = fa;
 				break;
 			}
+			if (st != CFI_STEP_OK)
+				uw_trace(u, "  cfi step %d, failed read at %#llx",
+					 (int)st, (unsigned long long)fa);
 			if (st == CFI_STEP_BAD) {
 				u->cfi_rows_bad++;
 				res->end = END_NO_CFI;
@@ -230,6 +262,9 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 					   END_BAD_STACK;
 			break;
 		}
+		uw_trace(u, "  -> pc=%#llx sp=%#llx",
+			 (unsigned long long)next.r[a->pc],
+			 (unsigned long long)next.r[a->sp]);
 		if (!aspace_maps_find(maps, activation ? next.r[a->pc] :
 							  next.r[a->pc] - 1)) {
 			res->end = END_BAD_RA;
@@ -239,4 +274,6 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 		cur = next;
 	}
 	res->nr = nr;
+	uw_trace(u, "end: %s after %u frames (%#llx)", end_reason_name(res->end),
+		 nr, (unsigned long long)res->end_addr);
 }

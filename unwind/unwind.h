@@ -37,8 +37,13 @@ struct unwind_frame {
 	uint8_t origin;         /* enum frame_origin */
 };
 
+/* Receives one line per unwinding decision when set (debugging aid). */
+typedef void (*unwind_trace_fn)(void *ctx, const char *line);
+
 struct unwinder {
 	const struct regs_arch *arch;
+	unwind_trace_fn trace;
+	void *trace_ctx;
 	struct modcache *mc;
 	struct unwind_opts opts;
 	struct unwind_frame *frames;   /* scratch, max_frames entries */

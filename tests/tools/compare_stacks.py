@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""compare_stacks.py - compare restack's stacks with perf script's, sample by
+sample (matched on thread id and timestamp).
+
+  compare_stacks.py PERF_SCRIPT_TXT RESTACK_SCRIPT_TXT [MIN_PERCENT]
+
+Both inputs are perf-script-shaped text (`perf script`, `restack convert
+--to script`), folded per sample by collapse.py.  Prints how many samples
+perf unwound to a thread root and how many of those restack reproduced
+exactly; exits 1 when that share is below MIN_PERCENT (default 99.9) or when
+perf reached the root in no sample at all.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import collapse  # noqa: E402
+
+ROOTS = {'_start', '__libc_start_main', 'start_thread', 'clone3', '__clone3',
+         'clone', '__clone', '__GI___clone3', '__GI___clone'}
+
+
+def load(path):
+    out = {}
+    with open(path, errors='replace') as f:
+        for tid, tm, stack in collapse.samples(f, False, False):
+            out.setdefault((tid, tm), []).append(stack)
+    return out
+
+
+def reaches_root(stack):
+    frames = stack.split(';')
+    return len(frames) > 1 and frames[1] in ROOTS
+
+
+def main():
+    perf, ours = load(sys.argv[1]), load(sys.argv[2])
+    need = float(sys.argv[3]) if len(sys.argv) > 3 else 99.9
+    total = rooted = same = 0
+    shown = 0
+    for key, stacks in perf.items():
+        mine = list(ours.get(key, []))
+        for st in stacks:
+            total += 1
+            if not reaches_root(st):
+                continue
+            rooted += 1
+            if st in mine:
+                same += 1
+                mine.remove(st)
+            elif shown < 5:
+                shown += 1
+                print('# differs at tid %s time %s' % key)
+                print('#   perf:    %s' % st)
+                print('#   restack: %s' % (mine[0] if mine else '(none)'))
+    ours_total = sum(len(v) for v in ours.values())
+    share = 100.0 * same / rooted if rooted else 0.0
+    print('perf samples %d, restack samples %d, perf reached the root in %d,'
+          ' restack identical in %d (%.3f%%)' %
+          (total, ours_total, rooted, same, share))
+    sys.exit(0 if rooted and share >= need else 1)
+
+
+if __name__ == '__main__':
+    main()

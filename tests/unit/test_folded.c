@@ -1,0 +1,116 @@
+/*
+ * test_folded.c - the folded-stack writer: frame order, names as
+ * stackcollapse-perf.pl tidies them, prefixes, weights, sorting.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/folded.h"
+#include "tests/harness.h"
+
+struct loc2 {
+	struct sym_loc l;
+	struct sym_entry e[3];
+};
+
+/* Runs the writer over samples and returns its output (malloc'd). */
+static char *fold(const struct folded_opts *o, const struct rsample *s,
+		  unsigned n)
+{
+	struct folded *f = folded_new(o);
+	struct err err;
+	char *buf = calloc(1, 65536);
+	int p[2];
+	unsigned i;
+	ssize_t got;
+
+	for (i = 0; i < n; i++)
+		folded_add(f, &s[i]);
+	if (pipe(p) < 0)
+		return buf;
+	folded_write(f, p[1], &err);
+	close(p[1]);
+	got = read(p[0], buf, 65535);
+	buf[got > 0 ? got : 0] = '\0';
+	close(p[0]);
+	folded_free(f);
+	return buf;
+}
+
+int main(void)
+{
+	struct loc2 leaf = { { "/usr/lib/libx.so", 0, SYM_USER, 2 },
+			     { { "inner", NULL, 0, true },
+			       { "outer(int)", NULL, 0, false } } };
+	struct loc2 unk = { { "/usr/lib/libx.so", 0, SYM_USER, 1 },
+			    { { NULL, NULL, 0, false } } };
+	struct loc2 odd = { { "/bin/p", 0, SYM_USER, 1 },
+			    { { "a;b\"c'", NULL, 0, false } } };
+	struct loc2 root = { { "/bin/p", 0, SYM_USER, 1 },
+			     { { "main", NULL, 0, false } } };
+	struct loc2 kern = { { "[kernel.kallsyms]", 0, SYM_KERNEL, 1 },
+			     { { NULL, NULL, 0, false } } };
+	struct loc2 ksym = { { "[kernel.kallsyms]", 0, SYM_KERNEL, 1 },
+			     { { "do_syscall_64", NULL, 0, false } } };
+	struct rframe fr[] = {
+		{ 0xffff1, FRAME_KERNEL, &kern.l },
+		{ 0xffff2, FRAME_KERNEL, &ksym.l },
+		{ 0x1000, FRAME_SAMPLE, &leaf.l },
+		{ 0x2000, FRAME_CFI_EH, &unk.l },
+		{ 0x3000, FRAME_FP, &odd.l },
+		{ 0x4000, FRAME_CFI_EH, &root.l },
+	};
+	struct rsample s[3];
+	struct folded_opts o = { 0 };
+	char *out;
+
+	memset(s, 0, sizeof(s));
+	s[0].pid = 7;
+	s[0].tid = 8;
+	s[0].comm = "my prog";
+	s[0].period = 1000;
+	s[0].frames = fr;
+	s[0].nr_frames = 6;
+	s[0].nr_kernel = 2;
+	s[1] = s[0];
+	s[1].period = 500;
+	s[2] = s[0];
+	s[2].frames = fr + 4;
+	s[2].nr_frames = 2;
+	s[2].nr_kernel = 0;
+	s[2].comm = "aaa";
+
+	out = fold(&o, s, 3);
+	CHECK_STR(out,
+		  "aaa;main;a:bc 1\n"
+		  "my_prog;main;a:bc;[libx.so];outer;inner;do_syscall_64;"
+		  "[kernel] 2\n",
+		  "root first, inline frames outside-in, kernel last, "
+		  "names tidied, sorted, counted");
+	free(out);
+
+	o.period = true;
+	out = fold(&o, s, 2);
+	CHECK(strstr(out, " 1500\n") != NULL, "--weight period sums periods");
+	free(out);
+
+	o.period = false;
+	o.pid = true;
+	out = fold(&o, s + 2, 1);
+	CHECK_STR(out, "aaa-7;main;a:bc 1\n", "--pid: comm-pid");
+	free(out);
+	o.tid = true;
+	out = fold(&o, s + 2, 1);
+	CHECK_STR(out, "aaa-7/8;main;a:bc 1\n", "--tid: comm-pid/tid");
+	free(out);
+
+	o.tid = o.pid = false;
+	o.annotate = true;
+	out = fold(&o, s, 1);
+	CHECK(strstr(out, "a:bc_[fp];") && strstr(out, "inner_[i];") &&
+		      strstr(out, "do_syscall_64_[k]"),
+	      "--annotate marks fp, inlined and kernel frames");
+	free(out);
+	return done_testing();
+}
