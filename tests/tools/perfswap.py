@@ -10,6 +10,13 @@ byte are mirrored), the id arrays, every record type's fields, the sample
 fields of each event's sample_type, sample_id trailers and the feature
 sections is byte-swapped in place.  Layout and sizes do not change.
 
+COMPRESSED and COMPRESSED2 records (perf record -z) are decompressed
+(one zstd stream, through libzstd), their records swapped and compressed
+again into one stream; each compressed record is replaced by one holding
+the complete records decoded so far (a record cut between two compressed
+records moves whole into the later one), so the compressed sizes, the
+data size and the offsets of what follows the data section change.
+
 What stays as recorded: strings, build-id bytes, RAW (tracepoint)
 payloads and the tracing-data blob (both describe their own byte order
 and perf leaves them alone), AUXTRACE payloads.  STACK_USER data and the
@@ -21,9 +28,11 @@ script` unwinds the swapped file exactly like the original.
 Written from the layouts in include/uapi/linux/perf_event.h and perf's
 tools/perf/util/{header,session,event}.c, independently of restack's
 reader, so that tests can compare the two.  It refuses what it cannot
-swap faithfully (COMPRESSED records, unknown feature sections, non-empty
-BPF program info) rather than writing a wrong file.
+swap faithfully (unknown feature sections, non-empty BPF program info)
+rather than writing a wrong file.
 """
+import ctypes
+import ctypes.util
 import struct
 import sys
 
@@ -48,6 +57,66 @@ MISC_MMAP_BUILD_ID = 1 << 14
 
 class SwapError(Exception):
     pass
+
+
+class ZBuf(ctypes.Structure):
+    _fields_ = [("ptr", ctypes.c_void_p), ("size", ctypes.c_size_t),
+                ("pos", ctypes.c_size_t)]
+
+
+class Zstd:
+    """One zstd decompression and one compression stream, via libzstd."""
+
+    def __init__(self):
+        name = ctypes.util.find_library("zstd") or "libzstd.so.1"
+        try:
+            z = ctypes.CDLL(name)
+        except OSError:
+            raise SwapError("COMPRESSED records need libzstd (%s)" % name)
+        for f in ("ZSTD_createDStream", "ZSTD_createCStream"):
+            getattr(z, f).restype = ctypes.c_void_p
+        for f in ("ZSTD_initDStream", "ZSTD_initCStream",
+                  "ZSTD_decompressStream", "ZSTD_compressStream2"):
+            getattr(z, f).restype = ctypes.c_size_t
+        z.ZSTD_isError.argtypes = [ctypes.c_size_t]
+        z.ZSTD_initDStream.argtypes = [ctypes.c_void_p]
+        z.ZSTD_initCStream.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        z.ZSTD_decompressStream.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+                                            ctypes.c_void_p]
+        z.ZSTD_compressStream2.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+                                           ctypes.c_void_p, ctypes.c_int]
+        self.z = z
+        self.d = z.ZSTD_createDStream()
+        self.c = z.ZSTD_createCStream()
+        if not self.d or not self.c or \
+                z.ZSTD_isError(z.ZSTD_initDStream(self.d)) or \
+                z.ZSTD_isError(z.ZSTD_initCStream(self.c, 3)):
+            raise SwapError("cannot set up zstd streams")
+
+    def _run(self, data, step):
+        src = ctypes.create_string_buffer(bytes(data), len(data))
+        inb = ZBuf(ctypes.cast(src, ctypes.c_void_p), len(data), 0)
+        out = b""
+        while True:
+            dst = ctypes.create_string_buffer(1 << 17)
+            outb = ZBuf(ctypes.cast(dst, ctypes.c_void_p), 1 << 17, 0)
+            ret = step(ctypes.byref(outb), ctypes.byref(inb))
+            if self.z.ZSTD_isError(ret):
+                raise SwapError("zstd error %d" % ret)
+            out += dst.raw[:outb.pos]
+            if inb.pos == inb.size and (outb.pos < outb.size) and \
+                    (step != self._flush or ret == 0):
+                return out
+
+    def _flush(self, outb, inb):
+        return self.z.ZSTD_compressStream2(self.c, outb, inb, 1)  # e_flush
+
+    def decompress(self, data):
+        return self._run(data, lambda o, i:
+                         self.z.ZSTD_decompressStream(self.d, o, i))
+
+    def compress(self, data):
+        return self._run(data, self._flush)
 
 
 class Attr:
@@ -77,6 +146,9 @@ class Swapper:
         self.ids = {}
         self.nr_cpus_avail = None
         self.pipe = False
+        self.zstd = None
+        self.pending = b""      # decompressed bytes not yet swapped
+        self.splices = []       # (offset, old length, new bytes)
 
     # --- primitives -------------------------------------------------
 
@@ -410,13 +482,66 @@ class Swapper:
             if p < end:
                 self.swap_feature(feat, p, end)
         elif typ in (81, 83):
-            raise SwapError("COMPRESSED records at 0x%x: decompress first "
-                            "(perf inject)" % rec)
+            self.swap_compressed(typ, misc, rec, end)
         elif 84 <= typ <= 86:
             pass                                        # skipped by readers
         else:
             pass                                        # unknown: header only
         return 0
+
+    def swap_compressed(self, typ, misc, rec, end):
+        """Replaces a COMPRESSED(2) record by one of swapped records."""
+        if self.zstd is None:
+            self.zstd = Zstd()
+        if typ == 81:
+            payload = self.inp[rec + 8:end]
+        else:
+            dsize = self.u(rec + 8, 8)
+            if rec + 16 + dsize > end:
+                raise SwapError("COMPRESSED2 at 0x%x: data_size %d" %
+                                (rec, dsize))
+            payload = self.inp[rec + 16:rec + 16 + dsize]
+        self.pending += self.zstd.decompress(payload)
+        n = 0
+        while n + 8 <= len(self.pending):
+            size = struct.unpack_from("<H", self.pending, n + 6)[0]
+            if size < 8:
+                raise SwapError("record of size %d in COMPRESSED data at "
+                                "0x%x" % (size, rec))
+            if n + size > len(self.pending):
+                break
+            n += size
+        inner = Swapper(self.pending[:n])
+        inner.attrs, inner.ids = self.attrs, self.ids
+        inner.nr_cpus_avail = self.nr_cpus_avail
+        inner.swap_records(0, n)
+        self.pending = self.pending[n:]
+        comp = self.zstd.compress(bytes(inner.out))
+        if typ == 81:
+            if 8 + len(comp) > 65535:
+                raise SwapError("recompressed record at 0x%x too big" % rec)
+            new = struct.pack(">IHH", typ, misc, 8 + len(comp)) + comp
+        else:
+            size = (16 + len(comp) + 7) // 8 * 8
+            if size > 65535:
+                raise SwapError("recompressed record at 0x%x too big" % rec)
+            new = struct.pack(">IHHQ", typ, misc, size, len(comp)) + comp
+            new += bytes(size - len(new))
+        self.splices.append((rec, end - rec, new))
+
+    def apply_splices(self, data_off):
+        """Builds the output with the replaced records; returns the change
+        of size (everything after data_off moved by it)."""
+        if not self.splices:
+            return 0
+        out, last = bytearray(), 0
+        for off, old, new in self.splices:
+            out += self.out[last:off] + new
+            last = off + old
+        out += self.out[last:]
+        delta = len(out) - len(self.out)
+        self.out = out
+        return delta
 
     def swap_records(self, off, end):
         while off < end:
@@ -442,6 +567,8 @@ class Swapper:
             off += size + extra
         if off != end:
             raise SwapError("records end at 0x%x, past 0x%x" % (off, end))
+        if self.pending:
+            raise SwapError("compressed data ends inside a record")
 
     # --- features ------------------------------------------------------------
 
@@ -570,6 +697,7 @@ class Swapper:
         self.pipe = True
         self.sw(8, 8)
         self.swap_records(16, len(self.inp))
+        self.apply_splices(16)
 
     def swap_file(self):
         hdr_size, attr_size, attrs_off, attrs_size, data_off, data_size = \
@@ -577,12 +705,14 @@ class Swapper:
         if hdr_size != 104:
             raise SwapError("header size %d (want 104)" % hdr_size)
         self.sw_run(8, 8, 12)                    # sizes, sections, bitmap
+        id_arrays = []
         for i in range(attrs_size // attr_size):
             off = attrs_off + i * attr_size
             a = self.swap_attr(off, attr_size - 16)
             ids_off, ids_size = struct.unpack_from(
                 "<QQ", self.inp, off + attr_size - 16)
             self.sw_run(off + attr_size - 16, 8, 2)
+            id_arrays.append((off + attr_size - 16, ids_off))
             ids = [self.u(ids_off + 8 * k, 8) for k in range(ids_size // 8)]
             self.sw_run(ids_off, 8, ids_size // 8)
             self.add_attr(a, ids)
@@ -597,6 +727,19 @@ class Swapper:
             self.sw_run(table + 16 * i, 8, 2)
             if size:
                 self.swap_feature(feats[i], off, off + size)
+        delta = self.apply_splices(data_off)
+        if delta:
+            # recompressed data: move what follows the data section
+            put = lambda o, v: struct.pack_into(">Q", self.out, o, v)
+            moved = lambda v: v + delta if v >= table else v
+            put(48, data_size + delta)
+            if attrs_off >= table:
+                put(24, attrs_off + delta)
+            for field, ids_off in id_arrays:
+                put(moved(field), moved(ids_off))
+            for i in range(len(feats)):
+                off = struct.unpack_from("<Q", self.inp, table + 16 * i)[0]
+                put(table + delta + 16 * i, moved(off))
 
     def run(self):
         if self.inp[:8] != MAGIC:
