@@ -182,8 +182,10 @@ enum {
 struct pd_block {
 	uint32_t refs;
 	size_t len, cap;
+	uint8_t *data;          /* storage[] or the mapping */
+	void *map;              /* a window of the input file, or NULL */
 	struct pd_block *next_free;
-	uint8_t data[];
+	uint8_t storage[];
 };
 
 /* A sequential source of records over blocks. */
@@ -244,6 +246,7 @@ struct perfdata_reader {
 	/* The record stream. */
 	uint64_t data_end;          /* input offset where records end */
 	uint64_t in_off;            /* next input offset to read */
+	bool use_mmap;              /* map windows of a regular file */
 	struct pd_src src;
 	bool src_done;
 

@@ -10,6 +10,8 @@
  * the recording holds, not by the file size.
  */
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "formats/perfdata_internal.h"
 
@@ -18,7 +20,8 @@
 #define PD_BLOCK_SIZE (4u << 20)
 #define PD_DBLOCK_SIZE (1u << 20)
 #define PD_DEFAULT_QUEUE_BYTES (64ull << 20)
-#define PD_FREE_BLOCKS_MAX 4
+#define PD_FREE_BLOCKS_MAX 8
+#define PD_MAP_WINDOW (16u << 20)
 
 /* --- blocks -------------------------------------------------------- */
 
@@ -40,6 +43,8 @@ static struct pd_block *pd_block_get(struct perfdata_reader *r, size_t cap)
 		if (!b)
 			return NULL;
 		b->cap = cap;
+		b->data = b->storage;
+		b->map = NULL;
 	}
 	b->refs = 1;
 	b->len = 0;
@@ -54,6 +59,11 @@ void pd_block_put(struct perfdata_reader *r, struct pd_block *b)
 
 	if (!b || --b->refs > 0)
 		return;
+	if (b->map) {
+		munmap(b->map, b->cap);
+		free(b);
+		return;
+	}
 	for (f = r->free_blocks; f; f = f->next_free)
 		n++;
 	if (n < PD_FREE_BLOCKS_MAX && b->cap <= PD_BLOCK_SIZE) {
@@ -100,6 +110,44 @@ static int pd_src_rebase(struct perfdata_reader *r, struct pd_src *s,
 }
 
 /*
+ * Maps the window of the input that starts at the page holding the next
+ * unread byte, so a record is never split; the old window stays mapped
+ * while records in it wait in the ordering queue.  Returns 1, 0 when the
+ * input cannot be mapped (the caller falls back to reading).
+ */
+static int pd_src_map(struct perfdata_reader *r, uint64_t *in_off)
+{
+	struct pd_src *s = &r->src;
+	uint64_t cur = s->blk ? s->blk_off + s->pos : *in_off;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t base = cur - cur % page, len;
+	struct pd_block *b;
+	void *p;
+
+	len = MIN((uint64_t)PD_MAP_WINDOW, r->data_end - base);
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return 0;
+	p = mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE,
+		 r->in.fd, (off_t)base);
+	if (p == MAP_FAILED) {
+		free(b);
+		return 0;
+	}
+	(void)madvise(p, (size_t)len, MADV_SEQUENTIAL);
+	b->refs = 1;
+	b->map = p;
+	b->data = p;
+	b->cap = b->len = (size_t)len;
+	pd_src_release(r, s);
+	s->blk = b;
+	s->blk_off = base;
+	s->pos = (size_t)(cur - base);
+	*in_off = base + len;
+	return 1;
+}
+
+/*
  * Makes need bytes of the data section available at r->src.  Returns 1
  * when they are, 0 at a clean end of data (no byte left), -1 on error or
  * when the data ends inside them.
@@ -118,6 +166,13 @@ static int pd_src_fill(struct perfdata_reader *r, size_t need,
 	remain = r->data_end > *in_off ? r->data_end - *in_off : 0;
 	if (avail == 0 && remain == 0)
 		return 0;
+	if (r->use_mmap) {
+		if (avail + remain < need)
+			goto truncated;
+		if (pd_src_map(r, in_off))
+			return 1;
+		r->use_mmap = false;  /* read() from here on */
+	}
 	if (pd_src_rebase(r, s, MAX((size_t)PD_BLOCK_SIZE, need)) < 0)
 		return -1;
 	want = s->blk->cap - s->blk->len;
@@ -138,6 +193,7 @@ static int pd_src_fill(struct perfdata_reader *r, size_t need,
 		return 1;
 	if (avail == 0)
 		return 0;
+truncated:
 	return err_set(&r->err, ERR_TRUNCATED, s->blk_off + s->pos,
 		       "data ends at 0x%llx inside a record that needs %zu "
 		       "bytes, %zu present",
@@ -597,6 +653,8 @@ static int pd_open_file_mode(struct perfdata_reader *r, const uint8_t *hdr,
 	}
 	r->src.blk_off = in->data_offset;
 	r->in_off = in->data_offset;
+	/* Regular files are mapped in windows: no copy of the records. */
+	r->use_mmap = r->in.seekable && r->in.fd >= 0;
 	return 0;
 }
 
@@ -787,7 +845,9 @@ static int pd_take_payload(struct perfdata_reader *r, uint8_t *dst,
 	s->pos += first;
 	if (!rest)
 		return 0;
-	if (r->data_end != UINT64_MAX && r->data_end - r->in_off < rest)
+	/* rest comes from the file: in_off + rest must not wrap around */
+	if (rest > UINT64_MAX - r->in_off ||
+	    (r->data_end != UINT64_MAX && r->data_end - r->in_off < rest))
 		goto truncated;
 	if (dst) {
 		long long got = input_read_at(&r->in, dst + first, (size_t)rest,
@@ -800,7 +860,7 @@ static int pd_take_payload(struct perfdata_reader *r, uint8_t *dst,
 	} else if (!r->in.seekable) {
 		if (input_skip_to(&r->in, r->in_off + rest, &r->err) < 0)
 			goto truncated;
-	} else if (r->in_off + rest > r->in.size) {
+	} else if (r->in_off > r->in.size || rest > r->in.size - r->in_off) {
 		goto truncated;
 	}
 	r->in_off += rest;

@@ -40,6 +40,7 @@ struct symtab {
 	size_t nr_bsyms;
 	struct bfd_sec *bsecs;    /* SHF_ALLOC sections of that file */
 	size_t nr_bsecs;
+	char *text;               /* a kallsyms file's contents (names) */
 	struct arena arena;
 };
 
@@ -50,6 +51,7 @@ void symtab_free(struct symtab *t)
 	free(t->syms);
 	free(t->bsyms);
 	free(t->bsecs);
+	free(t->text);
 	arena_release(&t->arena);
 	free(t);
 }
@@ -142,11 +144,14 @@ static int st_add_batch(struct symtab *t, struct symtab_sym *batch, size_t n,
 		free(sorted);
 		return -1;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0, j = 1; i < n; i++) {
 		keys[i].start = batch[i].start;
 		keys[i].idx = i;
+		if (i && batch[i].start < batch[i - 1].start)
+			j = 0;
 	}
-	qsort(keys, n, sizeof(*keys), st_key_cmp);
+	if (!j)  /* kallsyms is usually sorted already */
+		qsort(keys, n, sizeof(*keys), st_key_cmp);
 	for (i = 0; i < n; i++)
 		sorted[i] = batch[keys[i].idx];
 	free(keys);
@@ -577,41 +582,74 @@ static uint8_t st_kallsyms_bind(char type)
 	return type >= 'A' && type <= 'Z' ? STB_GLOBAL : STB_LOCAL;
 }
 
+/* Reads a whole file into memory, NUL-terminated; NULL on failure. */
+static char *st_slurp(const char *path, size_t *len)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *buf = malloc(cap), *nb;
+	FILE *f = fopen(path, "re");
+	size_t got;
+
+	if (!buf || !f)
+		goto fail;
+	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (cap - n - 1 == 0) {
+			if (cap > (1u << 30))
+				goto fail;
+			nb = realloc(buf, cap * 2);
+			if (!nb)
+				goto fail;
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	if (ferror(f))
+		goto fail;
+	fclose(f);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+fail:
+	if (f)
+		fclose(f);
+	free(buf);
+	return NULL;
+}
+
 struct symtab *symtab_load_kallsyms(const char *path)
 {
 	struct symtab *t = mem_zalloc(1, sizeof(*t));
 	struct symtab_sym *batch = NULL;
-	size_t nb = 0, alloc = 0, i;
-	char line[1024];
-	FILE *f;
+	size_t nb = 0, alloc = 0, len, i;
+	char *p, *end;
 
 	if (!t)
 		return NULL;
-	f = fopen(path, "re");
-	if (!f) {
-		free(t);
-		return NULL;
-	}
-	while (fgets(line, sizeof(line), f)) {
+	t->text = st_slurp(path, &len);
+	if (!t->text)
+		goto fail;
+	for (p = t->text, end = p + len; p < end;) {
+		char *line = p, *nl = memchr(p, '\n', (size_t)(end - p));
+		char *name, *q, otype, type;
 		uint64_t addr = 0;
-		char type, otype, *p = line, *name, *nl;
 
+		if (nl)
+			*nl = '\0';
+		p = nl ? nl + 1 : end;
 		/* "ADDR TYPE NAME[\t[MODULE]]" */
-		for (; isxdigit((unsigned char)*p); p++)
-			addr = addr << 4 | (uint64_t)(isdigit((unsigned char)*p) ?
-							  *p - '0' :
-							  (tolower((unsigned char)*p) -
-							   'a' + 10));
-		if (p == line || p[0] != ' ' || !p[1] || p[2] != ' ')
+		for (q = line; isxdigit((unsigned char)*q); q++)
+			addr = addr << 4 |
+			       (uint64_t)(isdigit((unsigned char)*q) ?
+						  *q - '0' :
+						  tolower((unsigned char)*q) - 'a' + 10);
+		if (q == line || q[0] != ' ' || !q[1] || q[2] != ' ')
 			continue;
-		otype = p[1];
+		otype = q[1];
 		type = (char)toupper((unsigned char)otype);
 		if (type != 'T' && type != 'W' && type != 'D' && type != 'B')
 			continue;
-		name = p + 3;
-		nl = strchr(name, '\n');
-		if (nl)
-			*nl = '\0';
+		name = q + 3;
 		if (name[0] == '$' || !name[0])
 			continue;
 		if (mem_grow(&batch, &alloc, sizeof(*batch), nb + 1) < 0)
@@ -620,13 +658,9 @@ struct symtab *symtab_load_kallsyms(const char *path)
 		batch[nb].bind = st_kallsyms_bind(otype);
 		batch[nb].type = type == 'T' || type == 'W' ? STT_FUNC :
 							     STT_OBJECT;
-		batch[nb].name = arena_strdup(&t->arena, name);
-		if (!batch[nb].name)
-			goto fail;
+		batch[nb].name = name;
 		nb++;
 	}
-	fclose(f);
-	f = NULL;
 	if (st_add_batch(t, batch, nb, true) < 0)
 		goto fail;
 	free(batch);
@@ -639,8 +673,6 @@ struct symtab *symtab_load_kallsyms(const char *path)
 	}
 	return t;
 fail:
-	if (f)
-		fclose(f);
 	free(batch);
 	symtab_free(t);
 	return NULL;
