@@ -239,60 +239,57 @@ struct module *modcache_get(struct modcache *mc, const char *path,
 	return m;
 }
 
+/* The GNU build-id note in d, copied to out; its size or 0. */
+static unsigned mod_note_build_id(Elf_Data *d, uint8_t *out, unsigned max)
+{
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	if (!d || !d->d_buf)
+		return 0;
+	while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
+		    nh.n_descsz > 0) {
+			unsigned n = MIN((unsigned)nh.n_descsz, max);
+
+			memcpy(out, (char *)d->d_buf + desc_off, n);
+			return n;
+		}
+	}
+	return 0;
+}
+
 unsigned module_elf_build_id(Elf *elf, uint8_t *out, unsigned max)
 {
 	Elf_Scn *scn = NULL;
 	size_t nphdr, i;
+	unsigned n;
 
 	/* Sections first (present in debug files too), then PT_NOTE. */
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		Elf_Data *d;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf)
-			continue;
-		while ((off = gelf_getnote(d, off, &nh, &name_off,
-					   &desc_off)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
-			    nh.n_descsz > 0) {
-				unsigned n = MIN((unsigned)nh.n_descsz, max);
-
-				memcpy(out, (char *)d->d_buf + desc_off, n);
-				return n;
-			}
-		}
+		n = mod_note_build_id(elf_getdata(scn, NULL), out, max);
+		if (n)
+			return n;
 	}
 	if (elf_getphdrnum(elf, &nphdr) < 0)
 		return 0;
 	for (i = 0; i < nphdr; i++) {
 		GElf_Phdr ph;
-		Elf_Data *d;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off;
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
 			continue;
-		d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset,
-					 ph.p_filesz, ELF_T_NHDR);
-		if (!d || !d->d_buf)
-			continue;
-		while ((off = gelf_getnote(d, off, &nh, &name_off,
-					   &desc_off)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
-			    nh.n_descsz > 0) {
-				unsigned n = MIN((unsigned)nh.n_descsz, max);
-
-				memcpy(out, (char *)d->d_buf + desc_off, n);
-				return n;
-			}
-		}
+		n = mod_note_build_id(elf_getdata_rawchunk(elf,
+							   (int64_t)ph.p_offset,
+							   ph.p_filesz,
+							   ELF_T_NHDR),
+				      out, max);
+		if (n)
+			return n;
 	}
 	return 0;
 }
@@ -450,6 +447,7 @@ static bool mod_try_live_vdso(struct module *m)
 		return false;
 	}
 	m->image = img;
+	m->image_size = size;
 	return mod_accept(m, "[vdso] of this process", -1, elf,
 			  "this process's vdso", true);
 }
@@ -681,6 +679,8 @@ bool module_read(struct module *m, uint64_t vaddr, void *buf, size_t len)
 			continue;
 		off = s->offset + (vaddr - s->vaddr);
 		if (m->image) {
+			if (off > m->image_size || m->image_size - off < len)
+				return false;
 			memcpy(buf, (char *)m->image + off, len);
 			return true;
 		}

@@ -58,6 +58,7 @@ struct module {
 	Elf *elf;                 /* runtime file (NULL when not found) */
 	Elf *debug_elf;           /* separate debuginfo, or NULL */
 	void *image;              /* in-memory image behind elf (vdso) */
+	size_t image_size;
 	Dwarf *dwarf_rt;          /* DWARF of elf (lazily) */
 	Dwarf *dwarf_dbg;         /* DWARF of debug_elf (lazily) */
 	bool dwarf_rt_tried, dwarf_dbg_tried;
