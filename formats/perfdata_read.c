@@ -20,6 +20,8 @@
 #define PD_BLOCK_SIZE (4u << 20)
 #define PD_DBLOCK_SIZE (1u << 20)
 #define PD_DEFAULT_QUEUE_BYTES (64ull << 20)
+/* Most bytes one compressed record may yield when mmap_len is smaller. */
+#define PD_MAX_DECOMPRESSED (4ull << 20)
 #define PD_FREE_BLOCKS_MAX 8
 #define PD_MAP_WINDOW (16u << 20)
 
@@ -913,7 +915,14 @@ static int pd_decompress(struct perfdata_reader *r, const uint8_t *p,
 {
 	ZSTD_inBuffer zin = { p, len, 0 };
 	struct pd_src *d = &r->dsrc;
+	uint64_t out = 0, limit;
 
+	/*
+	 * perf decompresses each record into a buffer of the compressed
+	 * feature's mmap_len bytes, so no valid record yields more; a
+	 * record that does is a zstd bomb (a few KiB can expand to GiBs).
+	 */
+	limit = MAX((uint64_t)r->info.comp_mmap_len, PD_MAX_DECOMPRESSED);
 	if (!r->zstd) {
 		r->zstd = ZSTD_createDStream();
 		if (!r->zstd || ZSTD_isError(ZSTD_initDStream(r->zstd)))
@@ -939,6 +948,12 @@ static int pd_decompress(struct perfdata_reader *r, const uint8_t *p,
 				       ZSTD_getErrorName(ret));
 		d->blk->len += zout.pos;
 		r->stats.compressed_bytes_out += zout.pos;
+		out += zout.pos;
+		if (out > limit)
+			return err_set(&r->err, ERR_CORRUPT, rec_off,
+				       "compressed record decompresses to more "
+				       "than %llu bytes",
+				       (unsigned long long)limit);
 		if (zin.pos == zin.size && zout.pos < zout.size)
 			break;
 	}
