@@ -2398,6 +2398,48 @@ static void test_auxtrace_wrap(void)
 	bb_free(&f);
 }
 
+/*
+ * A zstd bomb: a few KiB of COMPRESSED record that expand to 64 MiB.  perf
+ * never writes a record that yields more than mmap_len; the reader must
+ * refuse it rather than allocate (and copy) without bound.
+ */
+static void test_zstd_bomb(void)
+{
+	ZSTD_CStream *z = ZSTD_createCStream();
+	static uint8_t zeros[1 << 20], out[1 << 16];
+	ZSTD_outBuffer o = { out, sizeof(out), 0 };
+	struct bb f;
+	size_t rec, rem;
+	unsigned i;
+
+	if (!z || ZSTD_isError(ZSTD_initCStream(z, 19)))
+		abort();
+	for (i = 0; i < 64; i++) {
+		ZSTD_inBuffer in = { zeros, sizeof(zeros), 0 };
+
+		do {
+			rem = ZSTD_compressStream2(z, &o, &in, ZSTD_e_flush);
+			if (ZSTD_isError(rem))
+				abort();
+		} while (rem || in.pos < in.size);
+	}
+	ZSTD_freeCStream(z);
+	err_stream(&f, false);
+	rec = rec_begin(&f, 81, 0);
+	bb_bytes(&f, out, o.pos);
+	rec_end(&f, rec);
+	{
+		struct err e;
+
+		/* (zeros would also fail as records of size 0, later) */
+		CHECK(read_err(&f, false, &e) < 0 && e.code == ERR_CORRUPT &&
+		      e.off == rec && strstr(e.msg, "decompresses to more"),
+		      "errors: a %zu-byte COMPRESSED record expanding to "
+		      "64 MiB is refused: %s", o.pos, e.msg);
+	}
+	bb_free(&f);
+}
+
 /* File-mode header checks, on the catalogue. */
 static void test_file_errors(void)
 {
@@ -2563,6 +2605,7 @@ int main(void)
 	test_order();
 	test_errors();
 	test_auxtrace_wrap();
+	test_zstd_bomb();
 	test_file_errors();
 	test_header_variants();
 	test_compressed2_overflow();
