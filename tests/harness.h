@@ -23,6 +23,9 @@ static unsigned harness_passed, harness_failed;
 
 static inline bool harness_vreport(bool cond, const char *file, int line,
 				   const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+static inline bool harness_vreport(bool cond, const char *file, int line,
+				   const char *fmt, va_list ap)
 {
 	fputs(cond ? "ok - " : "not ok - ", stdout);
 	vprintf(fmt, ap);
