@@ -22,6 +22,10 @@ enum {
 	OPT_BUILDID_DIR,
 	OPT_EVENT,
 	OPT_TRACE,
+	OPT_STITCH,
+	OPT_VALIDATE_STITCH,
+	OPT_STITCH_MAX_NODES,
+	OPT_STITCH_MEMORY,
 };
 
 const struct option run_long_options[] = {
@@ -34,6 +38,10 @@ const struct option run_long_options[] = {
 	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "trace-unwind", no_argument, NULL, OPT_TRACE },
+	{ "stitch", required_argument, NULL, OPT_STITCH },
+	{ "validate-stitch", no_argument, NULL, OPT_VALIDATE_STITCH },
+	{ "stitch-max-nodes", required_argument, NULL, OPT_STITCH_MAX_NODES },
+	{ "stitch-memory", required_argument, NULL, OPT_STITCH_MEMORY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -51,6 +59,16 @@ const char *const run_usage_lines[] = {
 	"      --buildid-dir DIR   a perf build-id cache to find binaries in",
 	"                          (repeatable; default $PERF_BUILDID_DIR or",
 	"                          ~/.debug)",
+	"      --stitch=MODE       on (default): complete stacks the stack copy",
+	"                          cut short from the thread's other samples;",
+	"                          strict: only through frames not popped since;",
+	"                          off",
+	"      --stitch-max-nodes N  root-cache frames kept per thread",
+	"                          (default 65536)",
+	"      --stitch-memory MIB root-cache memory for all threads",
+	"                          (default 64)",
+	"      --validate-stitch   cut complete stacks short, stitch them, and",
+	"                          report how often the stitch is exact",
 	"  -q, --quiet             no warnings or summaries on stderr",
 	"      --trace-unwind      print every unwinding step to stderr",
 	NULL,
@@ -99,6 +117,38 @@ int run_parse_option(struct run_opts *o, int c, const char *arg)
 		return 1;
 	case OPT_TRACE:
 		o->trace = true;
+		return 1;
+	case OPT_STITCH:
+		if (!strcmp(arg, "off")) {
+			o->no_stitch = true;
+		} else if (!strcmp(arg, "strict")) {
+			o->stitch_strict = true;
+		} else if (strcmp(arg, "on")) {
+			cmd_error("--stitch is on, strict or off, not '%s'",
+				  arg);
+			return -1;
+		}
+		return 1;
+	case OPT_VALIDATE_STITCH:
+		o->validate_stitch = true;
+		return 1;
+	case OPT_STITCH_MAX_NODES:
+		v = strtoul(arg, &end, 10);
+		if (*end || v < 1 || v > 100000000) {
+			cmd_error("--stitch-max-nodes takes a number from 1 to "
+				  "100000000, not '%s'", arg);
+			return -1;
+		}
+		o->stitch_max_nodes = v;
+		return 1;
+	case OPT_STITCH_MEMORY:
+		v = strtoul(arg, &end, 10);
+		if (*end || v < 1 || v > 65536) {
+			cmd_error("--stitch-memory takes MiB from 1 to 65536, "
+				  "not '%s'", arg);
+			return -1;
+		}
+		o->stitch_memory = v;
 		return 1;
 	default:
 		return 0;
@@ -212,6 +262,13 @@ static int run_init_resolver(struct run *run)
 	ro.nr_buildid_dirs = nr_dirs;
 	ro.use_live_vdso = in->hostname && in->osrelease && uname(&u) == 0 &&
 			   !strcmp(u.release, in->osrelease);
+	ro.no_stitch = o->no_stitch;
+	ro.stitch.refuse_stale = o->stitch_strict;
+	ro.stitch.max_thread_nodes = o->stitch_max_nodes;
+	if (o->stitch_memory)
+		ro.stitch.max_nodes = o->stitch_memory * (1ul << 20) /
+				      stitcher_node_bytes();
+	ro.validate_stitch = o->validate_stitch && !o->no_stitch;
 	if (resolve_init(&run->res, &ro, arch, &err) < 0) {
 		cmd_report_err(run->path, &err);
 		return -1;
@@ -249,13 +306,80 @@ other:
 	return false;
 }
 
-int run_capture(struct run *run, const struct run_opts *opts,
-		const char *path, run_sample_fn fn, void *ctx)
+/*
+ * One pass over a reader's events.  fn NULL: a prescan that only fills the
+ * root caches.  Returns 0, or -1 after printing the error.
+ */
+static int run_pass(struct run *run, struct perfdata_reader *rd,
+		    run_sample_fn fn, void *ctx)
 {
-	struct err err;
+	const struct run_opts *opts = run->opts;
 	struct event ev;
 	struct rsample rs;
 	int rc;
+
+	while ((rc = perfdata_next(rd, &ev)) > 0) {
+		if (ev.type != EVENT_SAMPLE && ev.type != EVENT_MMAP &&
+		    ev.type != EVENT_COMM && ev.type != EVENT_FORK &&
+		    ev.type != EVENT_EXIT && ev.type != EVENT_BUILD_ID)
+			continue;
+		if (!run->res_ready && run_init_resolver(run) < 0)
+			return -1;
+		if (ev.type == EVENT_SAMPLE && !run_want_sample(run, &ev))
+			continue;
+		if (ev.type == EVENT_SAMPLE && opts->trace && fn)
+			fprintf(stderr, "sample pid=%d tid=%d time=%llu\n",
+				ev.pid, ev.tid, (unsigned long long)ev.time);
+		rc = resolve_event(&run->res, &ev, &rs);
+		if (rc < 0)
+			goto oom;
+		if (rc > 0 && fn(ctx, &rs) < 0)
+			goto oom;
+	}
+	if (rc < 0) {
+		cmd_report_err(run->path, perfdata_err(rd));
+		return -1;
+	}
+	return 0;
+oom:
+	cmd_error("%s: out of memory", run->path);
+	return -1;
+}
+
+/*
+ * The first of two passes: with a regular file, the root caches are
+ * filled from every sample before any is written, so samples taken before
+ * a thread's deep stacks were first seen are completed too.
+ */
+static int run_prescan(struct run *run)
+{
+	struct perfdata_reader *rd;
+	struct err err;
+	int rc;
+
+	rd = perfdata_open(run->path, NULL, &err);
+	if (!rd) {
+		cmd_report_err(run->path, &err);
+		return -1;
+	}
+	if (!run->res_ready && run_init_resolver(run) < 0) {
+		perfdata_close(rd);
+		return -1;
+	}
+	resolve_prescan(&run->res);
+	rc = run_pass(run, rd, NULL, NULL);
+	perfdata_close(rd);
+	resolve_rewind(&run->res);
+	run->other_event_samples = 0;
+	run->two_pass = rc == 0;
+	return rc;
+}
+
+int run_capture(struct run *run, const struct run_opts *opts,
+		const char *path, run_sample_fn fn, void *ctx)
+{
+	const struct perfdata_info *in;
+	struct err err;
 
 	memset(run, 0, sizeof(*run));
 	run->opts = opts;
@@ -266,28 +390,12 @@ int run_capture(struct run *run, const struct run_opts *opts,
 		cmd_report_err(path, &err);
 		return -1;
 	}
-	while ((rc = perfdata_next(run->rd, &ev)) > 0) {
-		if (ev.type != EVENT_SAMPLE && ev.type != EVENT_MMAP &&
-		    ev.type != EVENT_COMM && ev.type != EVENT_FORK &&
-		    ev.type != EVENT_EXIT && ev.type != EVENT_BUILD_ID)
-			continue;
-		if (!run->res_ready && run_init_resolver(run) < 0)
-			return -1;
-		if (ev.type == EVENT_SAMPLE && !run_want_sample(run, &ev))
-			continue;
-		if (ev.type == EVENT_SAMPLE && opts->trace)
-			fprintf(stderr, "sample pid=%d tid=%d time=%llu\n",
-				ev.pid, ev.tid, (unsigned long long)ev.time);
-		rc = resolve_event(&run->res, &ev, &rs);
-		if (rc < 0)
-			goto oom;
-		if (rc > 0 && fn(ctx, &rs) < 0)
-			goto oom;
-	}
-	if (rc < 0) {
-		cmd_report_err(path, perfdata_err(run->rd));
+	in = perfdata_info(run->rd);
+	if (!opts->no_stitch && strcmp(path, "-") &&
+	    in->file_size != UINT64_MAX && run_prescan(run) < 0)
 		return -1;
-	}
+	if (run_pass(run, run->rd, fn, ctx) < 0)
+		return -1;
 	if (!run->res_ready && run_init_resolver(run) < 0)
 		return -1;
 	if (run->res.sym.kallsyms_tried &&
@@ -303,9 +411,6 @@ int run_capture(struct run *run, const struct run_opts *opts,
 			  path, perfdata_info(run->rd)->attrs[run->event_attr].name,
 			  (unsigned long long)run->other_event_samples);
 	return 0;
-oom:
-	cmd_error("%s: out of memory", path);
-	return -1;
 }
 
 void run_free(struct run *run)
@@ -344,6 +449,39 @@ void run_print_stats(const struct run *run, FILE *f)
 		   "stack copy\n",
 		(unsigned long long)st->truncated,
 		run_pct(st->truncated, st->samples));
+	if (run->res.st) {
+		struct stitch_counters c;
+
+		stitcher_counters(run->res.st, &c);
+		fprintf(f, "  stitched         %llu of %llu walks that ran out "
+			   "of copied stack (%.2f%%), %llu to the root, %llu "
+			   "through popped frames; %s\n",
+			(unsigned long long)st->stitched,
+			(unsigned long long)st->window_ends,
+			run_pct(st->stitched, st->window_ends),
+			(unsigned long long)st->stitched_rooted,
+			(unsigned long long)st->stitched_stale,
+			run->two_pass ? "two passes" : "one pass");
+		fprintf(f, "  root cache       %llu threads, %llu frames at most "
+			   "(%.1f MiB), %llu evicted, %llu caller changes\n",
+			(unsigned long long)c.threads_seen,
+			(unsigned long long)c.peak_nodes,
+			(double)c.peak_nodes * (double)stitcher_node_bytes() /
+				1048576,
+			(unsigned long long)c.evicted,
+			(unsigned long long)c.conflicts);
+		if (run->res.opts.validate_stitch)
+			fprintf(f, "  stitch check     %llu complete stacks cut "
+				   "in half: %llu stitched, %llu exact "
+				   "(%.2f%%)\n",
+				(unsigned long long)st->validate_tried,
+				(unsigned long long)st->validate_stitched,
+				(unsigned long long)st->validate_exact,
+				run_pct(st->validate_exact,
+					st->validate_tried));
+	} else {
+		fprintf(f, "  stitched         off\n");
+	}
 	fprintf(f, "end reasons\n");
 	for (i = 0; i < END_REASON__COUNT; i++)
 		if (st->end[i])

@@ -25,6 +25,11 @@ struct run_opts {
 	const char *event;               /* --event NAME */
 	bool quiet;
 	bool trace;                      /* --trace-unwind */
+	bool no_stitch;                  /* --stitch=off */
+	bool stitch_strict;              /* --stitch=strict */
+	bool validate_stitch;            /* --validate-stitch */
+	unsigned long stitch_max_nodes;  /* --stitch-max-nodes */
+	unsigned long stitch_memory;     /* --stitch-memory MiB */
 };
 
 /* getopt_long entries for the options above (ids >= 256). */
@@ -48,6 +53,7 @@ struct run {
 	const char *home_debug;          /* ~/.debug when used */
 	char home_buf[4096];
 	int event_attr;                  /* chosen event, -1 until known */
+	bool two_pass;                   /* a first pass filled root caches */
 	uint64_t other_event_samples;    /* samples of events not chosen */
 };
 

@@ -39,3 +39,21 @@ const char *end_reason_name(enum end_reason r)
 
 	return (unsigned)r < ARRAY_SIZE(names) ? names[r] : "?";
 }
+
+const char *rsample_marker(const struct rsample *s)
+{
+	static const char *const markers[] = {
+		[END_WINDOW] = "[truncated: window exhausted]",
+		[END_NO_CFI] = "[truncated: no CFI]",
+		[END_BAD_RA] = "[truncated: bad return address]",
+		[END_BAD_STACK] = "[truncated: bad stack]",
+		[END_LOOP] = "[truncated: loop]",
+		[END_MAX_DEPTH] = "[truncated: max depth]",
+		[END_NO_MODULE] = "[truncated: module not found]",
+		[END_CALLCHAIN] = "[truncated: callchain end]",
+	};
+
+	if (s->nr_frames == s->nr_kernel || s->end >= ARRAY_SIZE(markers))
+		return NULL;
+	return markers[s->end];
+}

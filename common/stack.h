@@ -47,6 +47,15 @@ enum end_reason {
 const char *frame_origin_name(enum frame_origin o);
 const char *end_reason_name(enum end_reason r);
 
+struct rsample;
+
+/*
+ * The pseudo-frame writers put at the root end of a user stack that did not
+ * reach its thread's root ("[truncated: window exhausted]", ...), or NULL
+ * for complete stacks and samples without a user part.
+ */
+const char *rsample_marker(const struct rsample *s);
+
 enum sym_kind {
 	SYM_USER,
 	SYM_KERNEL,

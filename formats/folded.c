@@ -135,6 +135,10 @@ int folded_add(struct folded *f, const struct rsample *s)
 	for (i = 0; i < f->buf.len; i++)
 		if (f->buf.buf[i] == ' ')
 			f->buf.buf[i] = '_';
+	if (rsample_marker(s)) {
+		strbuf_addch(&f->buf, ';');
+		strbuf_addstr(&f->buf, rsample_marker(s));
+	}
 	for (i = s->nr_frames; i-- > 0;)
 		folded_frame(f, &s->frames[i], i < s->nr_kernel);
 	if (f->buf.oom)

@@ -5,7 +5,9 @@
  * Frames are named as stackcollapse-perf.pl names perf script's frames:
  * function names, inline frames as frames of their own, "[module]" when
  * the function is unknown, ";" replaced by ":" and anything from "(" on
- * dropped.  Lines are sorted (byte order), so output is deterministic.
+ * dropped.  A stack that did not reach its thread's root starts with a
+ * marker frame, "[truncated: REASON]".  Lines are sorted (byte order), so
+ * output is deterministic.
  */
 #ifndef RESTACK_FORMATS_FOLDED_H
 #define RESTACK_FORMATS_FOLDED_H

@@ -27,5 +27,8 @@ void script_format_sample(const struct rsample *s, struct strbuf *out)
 				    mod, frame_origin_name(f->origin));
 		}
 	}
+	if (rsample_marker(s))
+		strbuf_addf(out, "\t%16llx %s ([unknown]) marker\n", 0ull,
+			    rsample_marker(s));
 	strbuf_addch(out, '\n');
 }

@@ -8,7 +8,8 @@
  *
  * Inline frames show "(inlined)" as their module, like perf; unknown
  * functions "[unknown]"; origin is how the frame was found (cfi-eh, fp,
- * kernel, ...).
+ * stitched, kernel, ...).  A stack that did not reach its thread's root
+ * ends with a pseudo-frame "[truncated: REASON]" of origin "marker".
  */
 #ifndef RESTACK_FORMATS_SCRIPT_H
 #define RESTACK_FORMATS_SCRIPT_H

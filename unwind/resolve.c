@@ -1,5 +1,6 @@
 /*
- * resolve.c - from events to resolved samples.
+ * resolve.c - from events to resolved samples: the process model, the
+ * unwinder, the root caches and the symbolizer, driven per sample.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,15 @@ int resolve_init(struct resolve *r, const struct resolve_opts *opts,
 	uopts.no_fp = r->opts.no_fp;
 	if (unwinder_init(&r->uw, r->arch, &r->mc, &uopts) < 0)
 		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "unwinder");
+	r->sf = mem_zalloc(r->uw.opts.max_frames * 2, sizeof(*r->sf));
+	r->sf2 = mem_zalloc(r->uw.opts.max_frames * 2, sizeof(*r->sf2));
+	if (!r->sf || !r->sf2)
+		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "stitching");
+	if (!r->opts.no_stitch) {
+		r->st = stitcher_new(&r->opts.stitch);
+		if (!r->st)
+			return err_set(err, ERR_NOMEM, ERR_NO_OFF, "root cache");
+	}
 	if (r->opts.kallsyms && !r->opts.no_kernel &&
 	    symbolizer_set_kallsyms(&r->sym, r->opts.kallsyms) < 0)
 		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "kallsyms");
@@ -41,8 +51,48 @@ void resolve_release(struct resolve *r)
 	symbolizer_release(&r->sym);
 	aspace_release(&r->as);
 	modcache_release(&r->mc);
+	stitcher_free(r->st);
+	hashmap_release(&r->lives);
 	free(r->frames);
+	free(r->sf);
+	free(r->sf2);
 	memset(r, 0, sizeof(*r));
+}
+
+void resolve_prescan(struct resolve *r)
+{
+	r->prescan = true;
+}
+
+void resolve_rewind(struct resolve *r)
+{
+	aspace_release(&r->as);
+	aspace_init(&r->as, &r->mc);
+	hashmap_release(&r->lives);
+	r->seq = 0;
+	r->prescan = false;
+}
+
+/* The root-cache key of a thread's current life. */
+static uint64_t resolve_thread_key(const struct resolve *r, int32_t tid)
+{
+	void *v = NULL;
+
+	hashmap_get(&r->lives, (uint64_t)(uint32_t)tid, &v);
+	return (uint64_t)(uint32_t)tid << 32 | (uint32_t)(uintptr_t)v;
+}
+
+/* A thread's life ends (exit, exec): a later thread of that tid is new. */
+static int resolve_end_life(struct resolve *r, int32_t tid)
+{
+	void *v = NULL;
+
+	/* The last pass has no use for the frames of a finished life. */
+	if (r->st && !r->prescan)
+		stitcher_forget(r->st, resolve_thread_key(r, tid));
+	hashmap_get(&r->lives, (uint64_t)(uint32_t)tid, &v);
+	return hashmap_put(&r->lives, (uint64_t)(uint32_t)tid,
+			   (void *)((uintptr_t)v + 1));
 }
 
 static int resolve_push(struct resolve *r, uint32_t *nr, uint64_t pc,
@@ -63,12 +113,28 @@ static int resolve_push(struct resolve *r, uint32_t *nr, uint64_t pc,
 	return 0;
 }
 
+/* The symbols of a user address looked up in the process's mappings. */
+static const struct sym_loc *resolve_user_addr(struct resolve *r,
+					       const struct aspace_maps *maps,
+					       uint64_t addr)
+{
+	const struct aspace_map *m = aspace_maps_find(maps, addr);
+	uint64_t rel;
+
+	if (!m)
+		return symbolize_unmapped(&r->sym);
+	rel = addr - m->start + m->pgoff;
+	if (module_load(&r->mc, m->mod))
+		(void)module_offset_to_vaddr(m->mod, rel, &rel);
+	return symbolize_user(&r->sym, m->mod, m->mod->path, rel);
+}
+
 /*
  * Appends the recorded callchain's entries of one context (kernel or
  * user); returns the number appended or -1.
  */
 static int resolve_callchain(struct resolve *r, const struct event_sample *s,
-			     struct aspace_maps *maps, bool kernel,
+			     const struct aspace_maps *maps, bool kernel,
 			     uint32_t *nr)
 {
 	uint64_t ctx = 0, i;
@@ -88,28 +154,11 @@ static int resolve_callchain(struct resolve *r, const struct event_sample *s,
 		/* The first entry of a context is exact, the rest are
 		 * return addresses. */
 		look = n == 0 ? ip : ip - 1;
-		if (kernel) {
-			loc = symbolize_kernel(&r->sym, look);
-		} else {
-			const struct aspace_map *m = aspace_maps_find(maps,
-								      look);
-			uint64_t rel = 0;
-
-			if (!m) {
-				loc = symbolize_unmapped(&r->sym);
-			} else {
-				if (!module_load(&r->mc, m->mod) ||
-				    !module_offset_to_vaddr(
-					    m->mod, look - m->start + m->pgoff,
-					    &rel))
-					rel = look - m->start + m->pgoff;
-				loc = symbolize_user(&r->sym, m->mod,
-						     m->mod->path, rel);
-			}
-		}
+		loc = kernel ? symbolize_kernel(&r->sym, look) :
+			       resolve_user_addr(r, maps, look);
 		if (resolve_push(r, nr, ip, kernel ? FRAME_KERNEL :
-						    n == 0 ? FRAME_SAMPLE :
-							     FRAME_CALLCHAIN,
+					   n == 0 ? FRAME_SAMPLE :
+						    FRAME_CALLCHAIN,
 				 loc) < 0)
 			return -1;
 		n++;
@@ -135,20 +184,145 @@ static bool resolve_is_root(const struct sym_loc *loc)
 	return false;
 }
 
+static const struct sym_loc *resolve_frame_loc(struct resolve *r,
+					       const struct stitch_frame *f)
+{
+	if (!f->map_path)
+		return symbolize_unmapped(&r->sym);
+	return symbolize_user(&r->sym, f->mod, f->map_path, f->rel);
+}
+
+static void resolve_copy_frames(const struct unwind_result *ur,
+				struct stitch_frame *sf)
+{
+	unsigned i;
+
+	for (i = 0; i < ur->nr; i++) {
+		sf[i].pc = ur->frames[i].pc;
+		sf[i].sp = ur->frames[i].sp;
+		sf[i].mod = ur->frames[i].mod;
+		sf[i].map_path = ur->frames[i].map_path;
+		sf[i].rel = ur->frames[i].rel;
+	}
+}
+
+/*
+ * --validate-stitch: cut a complete walk about half way by shrinking the
+ * stack copy, stitch the cut walk, and see whether the whole stack comes
+ * back exactly.  r->sf holds the complete walk's nr frames.
+ */
+static void resolve_validate(struct resolve *r, uint64_t key,
+			     const struct aspace_maps *maps,
+			     const struct event_sample *s, unsigned nr)
+{
+	struct event_sample cut = *s;
+	struct unwind_result ur;
+	uint64_t window;
+	bool rooted, stale;
+	unsigned n, i;
+
+	window = (r->sf[nr / 2].sp - r->sf[0].sp) & ~7ull;
+	if (nr < 6 || !window || window >= s->stack_dyn_size)
+		return;
+	cut.stack_size = cut.stack_dyn_size = window;
+	unwind_sample(&r->uw, maps, &cut, &ur);
+	if (ur.end != END_WINDOW || ur.nr >= nr)
+		return;
+	r->stats.validate_tried++;
+	resolve_copy_frames(&ur, r->sf2);
+	n = stitcher_complete(r->st, key, r->seq, r->sf2, ur.nr,
+			      r->sf2 + ur.nr, r->uw.opts.max_frames * 2 - ur.nr,
+			      &rooted, &stale);
+	if (!n)
+		return;
+	r->stats.validate_stitched++;
+	if (ur.nr + n != nr || !rooted)
+		return;
+	for (i = 0; i < nr; i++)
+		if (r->sf2[i].pc != r->sf[i].pc || r->sf2[i].sp != r->sf[i].sp)
+			return;
+	r->stats.validate_exact++;
+}
+
+/* The user part from the copied stack: unwind, stitch, name. */
+static int resolve_unwound(struct resolve *r, const struct event *ev,
+			   const struct aspace_maps *maps, uint32_t *nr,
+			   struct rsample *out)
+{
+	const struct event_sample *s = &ev->sample;
+	uint64_t key = resolve_thread_key(r, ev->tid);
+	struct unwind_result ur;
+	unsigned i, n = 0;
+	bool rooted = false, stale = false;
+
+	unwind_sample(&r->uw, maps, s, &ur);
+	resolve_copy_frames(&ur, r->sf);
+	if (r->prescan)
+		return r->st ? stitcher_observe(r->st, key, r->seq, r->sf,
+						ur.nr, ur.end) :
+			       0;
+	out->end = ur.end;
+	if (s->stack_size && s->stack_dyn_size == s->stack_size)
+		r->stats.truncated++;
+	for (i = 0; i < ur.nr; i++) {
+		const struct unwind_frame *f = &ur.frames[i];
+
+		if (f->mod && i == 0)
+			f->mod->samples++;
+		if (resolve_push(r, nr, f->pc, f->origin,
+				 resolve_frame_loc(r, &r->sf[i])) < 0)
+			return -1;
+	}
+	if (ur.end == END_WINDOW) {
+		r->stats.window_ends++;
+		if (r->st)
+			n = stitcher_complete(r->st, key, r->seq, r->sf, ur.nr,
+					      r->sf + ur.nr,
+					      r->uw.opts.max_frames * 2 - ur.nr,
+					      &rooted, &stale);
+	}
+	for (i = 0; i < n; i++)
+		if (resolve_push(r, nr, r->sf[ur.nr + i].pc, FRAME_STITCHED,
+				 resolve_frame_loc(r, &r->sf[ur.nr + i])) < 0)
+			return -1;
+	if (n) {
+		r->stats.stitched++;
+		r->stats.stitched_rooted += rooted;
+		r->stats.stitched_stale += stale;
+		if (rooted)
+			out->end = END_ROOT;
+	}
+	/* A walk that stops in a thread's first function is done. */
+	if (out->end != END_ROOT && *nr > out->nr_kernel &&
+	    resolve_is_root(r->frames[*nr - 1].loc))
+		out->end = END_ROOT;
+	if (!r->st)
+		return 0;
+	if (r->opts.validate_stitch && ur.end == END_ROOT)
+		resolve_validate(r, key, maps, s, ur.nr);
+	return stitcher_observe(r->st, key, r->seq, r->sf, ur.nr, ur.end);
+}
+
 static int resolve_sample(struct resolve *r, const struct event *ev,
 			  struct rsample *out)
 {
 	const struct event_sample *s = &ev->sample;
 	struct aspace_thread *t;
 	struct aspace_maps *maps;
-	struct unwind_result ur;
-	uint32_t nr = 0, i;
+	uint32_t nr = 0;
 	int n;
 
+	r->seq++;
 	t = aspace_thread(&r->as, ev->pid, ev->tid);
 	maps = aspace_proc_maps(&r->as, ev->pid);
 	if (!t || !maps)
 		return -1;
+	if (r->prescan) {
+		if (s->regs_user_abi && s->regs_user_nr &&
+		    resolve_unwound(r, ev, maps, &nr, out) < 0)
+			return -1;
+		return 0;
+	}
 	memset(out, 0, sizeof(*out));
 	out->pid = ev->pid;
 	out->tid = ev->tid;
@@ -174,59 +348,19 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 
 	/* User part: unwind the stack copy, else the recorded chain. */
 	if (s->regs_user_abi && s->regs_user_nr) {
-		unwind_sample(&r->uw, maps, s, &ur);
-		out->end = ur.end;
-		if (s->stack_size && s->stack_dyn_size == s->stack_size)
-			r->stats.truncated++;
-		for (i = 0; i < ur.nr; i++) {
-			const struct unwind_frame *f = &ur.frames[i];
-			const struct sym_loc *loc;
-
-			if (f->map_path)
-				loc = symbolize_user(&r->sym, f->mod,
-						     f->map_path, f->rel);
-			else
-				loc = symbolize_unmapped(&r->sym);
-			if (f->mod && i == 0)
-				f->mod->samples++;
-			if (resolve_push(r, &nr, f->pc, f->origin, loc) < 0)
-				return -1;
-		}
-		/* A walk that stops in a thread's first function is done. */
-		if (out->end != END_ROOT && ur.nr &&
-		    resolve_is_root(r->frames[nr - 1].loc))
-			out->end = END_ROOT;
+		if (resolve_unwound(r, ev, maps, &nr, out) < 0)
+			return -1;
 	} else {
 		n = resolve_callchain(r, s, maps, false, &nr);
 		if (n < 0)
 			return -1;
-		if (n > 0) {
-			out->end = END_CALLCHAIN;
-		} else if (s->cpumode == EVENT_MODE_USER) {
-			const struct aspace_map *m = aspace_maps_find(maps,
-								      s->ip);
-			const struct sym_loc *loc;
-			uint64_t rel = 0;
-
-			if (m && module_load(&r->mc, m->mod) &&
-			    module_offset_to_vaddr(m->mod,
-						   s->ip - m->start + m->pgoff,
-						   &rel))
-				loc = symbolize_user(&r->sym, m->mod,
-						     m->mod->path, rel);
-			else if (m)
-				loc = symbolize_user(&r->sym, m->mod,
-						     m->mod->path,
-						     s->ip - m->start +
-							     m->pgoff);
-			else
-				loc = symbolize_unmapped(&r->sym);
-			if (resolve_push(r, &nr, s->ip, FRAME_SAMPLE, loc) < 0)
-				return -1;
-			out->end = END_NO_USER;
-		} else {
-			out->end = END_NO_USER;
-		}
+		out->end = n > 0 ? END_CALLCHAIN : END_NO_USER;
+		if (n == 0 && s->cpumode == EVENT_MODE_USER &&
+		    resolve_push(r, &nr, s->ip, FRAME_SAMPLE,
+				 resolve_user_addr(r, maps, s->ip)) < 0)
+			return -1;
+		if (n > 0 && resolve_is_root(r->frames[nr - 1].loc))
+			out->end = END_ROOT;
 	}
 	if (nr == out->nr_kernel)
 		r->stats.kernel_only++;
@@ -240,11 +374,23 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 int resolve_event(struct resolve *r, const struct event *ev,
 		  struct rsample *out)
 {
-	if (ev->type == EVENT_SAMPLE)
+	switch (ev->type) {
+	case EVENT_SAMPLE:
 		return resolve_sample(r, ev, out);
-	if (ev->type == EVENT_BUILD_ID)
+	case EVENT_BUILD_ID:
 		return modcache_note_build_id(&r->mc, ev->build_id.filename,
 					      ev->build_id.build_id,
 					      ev->build_id.build_id_size);
+	case EVENT_EXIT:
+		if (resolve_end_life(r, ev->tid) < 0)
+			return -1;
+		break;
+	case EVENT_COMM:
+		if (ev->comm.exec && resolve_end_life(r, ev->tid) < 0)
+			return -1;
+		break;
+	default:
+		break;
+	}
 	return aspace_event(&r->as, ev) < 0 ? -1 : 0;
 }

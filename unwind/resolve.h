@@ -18,6 +18,7 @@
 #include "common/stack.h"
 #include "unwind/aspace.h"
 #include "unwind/module.h"
+#include "unwind/stitch.h"
 #include "unwind/symbolize.h"
 #include "unwind/unwind.h"
 
@@ -30,6 +31,9 @@ struct resolve_opts {
 	const char *const *buildid_dirs;
 	unsigned nr_buildid_dirs;
 	bool use_live_vdso;      /* this machine's vdso may stand in */
+	bool no_stitch;          /* leave truncated stacks as they are */
+	struct stitch_opts stitch;
+	bool validate_stitch;    /* measure stitching on complete stacks */
 };
 
 struct resolve_stats {
@@ -38,6 +42,14 @@ struct resolve_stats {
 	uint64_t frames[FRAME_ORIGIN__COUNT];
 	uint64_t kernel_only;     /* samples with no user part at all */
 	uint64_t truncated;       /* dyn_size == size: the window was full */
+	uint64_t window_ends;     /* walks that ran out of copied stack */
+	uint64_t stitched;        /* ... completed from the root cache */
+	uint64_t stitched_rooted; /* ... up to the thread's root */
+	uint64_t stitched_stale;  /* ... through frames popped since seen */
+	/* --validate-stitch: complete stacks cut short and stitched again */
+	uint64_t validate_tried;
+	uint64_t validate_stitched;
+	uint64_t validate_exact;
 };
 
 struct resolve {
@@ -47,8 +59,13 @@ struct resolve {
 	struct aspace as;
 	struct symbolizer sym;
 	struct unwinder uw;
+	struct stitcher *st;     /* NULL when stitching is off */
+	struct hashmap lives;    /* tid -> number of ended lives (stitch key) */
+	uint32_t seq;            /* samples so far in this pass */
+	bool prescan;            /* a first pass: only fill the root caches */
 	struct rframe *frames;   /* output scratch */
 	size_t alloc_frames;
+	struct stitch_frame *sf, *sf2; /* scratch for stitching */
 	struct resolve_stats stats;
 };
 
@@ -62,9 +79,19 @@ void resolve_release(struct resolve *r);
 
 /*
  * Takes one event.  Returns 1 with *out filled for a sample, 0 for any
- * other event, -1 when out of memory.
+ * other event (and for samples during a prescan), -1 when out of memory.
  */
 int resolve_event(struct resolve *r, const struct event *ev,
 		  struct rsample *out);
+
+/*
+ * Two passes over a seekable input: resolve_prescan() before the first
+ * makes samples only fill the root caches; resolve_rewind() before the
+ * second forgets processes and threads (the events come again) but keeps
+ * modules, symbols and the caches, so samples recorded before a thread's
+ * deep stacks were first seen can be completed too.
+ */
+void resolve_prescan(struct resolve *r);
+void resolve_rewind(struct resolve *r);
 
 #endif
