@@ -26,6 +26,7 @@ enum {
 	OPT_VALIDATE_STITCH,
 	OPT_STITCH_MAX_NODES,
 	OPT_STITCH_MEMORY,
+	OPT_JIT_DIR,
 };
 
 const struct option run_long_options[] = {
@@ -42,6 +43,7 @@ const struct option run_long_options[] = {
 	{ "validate-stitch", no_argument, NULL, OPT_VALIDATE_STITCH },
 	{ "stitch-max-nodes", required_argument, NULL, OPT_STITCH_MAX_NODES },
 	{ "stitch-memory", required_argument, NULL, OPT_STITCH_MEMORY },
+	{ "jit-dir", required_argument, NULL, OPT_JIT_DIR },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -67,6 +69,9 @@ const char *const run_usage_lines[] = {
 	"                          (default 65536)",
 	"      --stitch-memory MIB root-cache memory for all threads",
 	"                          (default 64)",
+	"      --jit-dir DIR       where perf-PID.map and jit-PID.dump files are",
+	"                          (repeatable; also looked for next to the",
+	"                          capture, at their recorded path and in /tmp)",
 	"      --validate-stitch   cut complete stacks short, stitch them, and",
 	"                          report how often the stitch is exact",
 	"  -q, --quiet             no warnings or summaries on stderr",
@@ -128,6 +133,14 @@ int run_parse_option(struct run_opts *o, int c, const char *arg)
 				  arg);
 			return -1;
 		}
+		return 1;
+	case OPT_JIT_DIR:
+		if (o->nr_jit_dirs >= RUN_MAX_BUILDID_DIRS) {
+			cmd_error("at most %d --jit-dir options",
+				  RUN_MAX_BUILDID_DIRS);
+			return -1;
+		}
+		o->jit_dirs[o->nr_jit_dirs++] = arg;
 		return 1;
 	case OPT_VALIDATE_STITCH:
 		o->validate_stitch = true;
@@ -269,6 +282,21 @@ static int run_init_resolver(struct run *run)
 		ro.stitch.max_nodes = o->stitch_memory * (1ul << 20) /
 				      stitcher_node_bytes();
 	ro.validate_stitch = o->validate_stitch && !o->no_stitch;
+	/* JIT files: --jit-dir, then next to the capture. */
+	for (i = 0; i < o->nr_jit_dirs; i++)
+		run->jit_dirs[i] = o->jit_dirs[i];
+	if (strcmp(run->path, "-")) {
+		const char *slash = strrchr(run->path, '/');
+
+		snprintf(run->capture_dir, sizeof(run->capture_dir), "%.*s",
+			 slash ? (int)(slash - run->path) : 1,
+			 slash ? run->path : ".");
+		if (!run->capture_dir[0])
+			strcpy(run->capture_dir, "/");
+		run->jit_dirs[i++] = run->capture_dir;
+	}
+	ro.jit_dirs = run->jit_dirs;
+	ro.nr_jit_dirs = i;
 	if (resolve_init(&run->res, &ro, arch, &err) < 0) {
 		cmd_report_err(run->path, &err);
 		return -1;

@@ -22,6 +22,8 @@ struct run_opts {
 	const char *kallsyms;            /* --kallsyms FILE */
 	const char *buildid_dirs[RUN_MAX_BUILDID_DIRS];
 	unsigned nr_buildid_dirs;
+	const char *jit_dirs[RUN_MAX_BUILDID_DIRS + 1];
+	unsigned nr_jit_dirs;
 	const char *event;               /* --event NAME */
 	bool quiet;
 	bool trace;                      /* --trace-unwind */
@@ -52,6 +54,8 @@ struct run {
 	char *kallsyms_used;             /* the kernel symbols file read */
 	const char *home_debug;          /* ~/.debug when used */
 	char home_buf[4096];
+	char capture_dir[4096];          /* where JIT files may sit too */
+	const char *jit_dirs[RUN_MAX_BUILDID_DIRS + 1];
 	int event_attr;                  /* chosen event, -1 until known */
 	bool two_pass;                   /* a first pass filled root caches */
 	uint64_t other_event_samples;    /* samples of events not chosen */

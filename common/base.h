@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifndef ARRAY_SIZE /* libiberty.h has the same */
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)

@@ -71,21 +71,30 @@ int pd_build_id_add(struct perfdata_reader *r, int32_t pid, uint8_t cpumode,
 		    bool from_mmap)
 {
 	struct perfdata_info *in = &r->info;
-	size_t alloc = in->nr_build_ids;
 	struct perfdata_build_id *b;
+	uint64_t key = 0xcbf29ce484222325ULL;
+	const char *p;
 	unsigned i;
+	void *v;
 
 	if (size > 20)
 		size = 20;
-	/* One entry per (build-id, name). */
-	for (i = 0; i < in->nr_build_ids; i++) {
-		b = &in->build_ids[i];
+	/* One entry per (build-id, name), found through a hash of both. */
+	for (i = 0; i < size; i++)
+		key = (key ^ bid[i]) * 0x100000001b3ULL;
+	for (p = filename; *p; p++)
+		key = (key ^ (uint8_t)*p) * 0x100000001b3ULL;
+	while (hashmap_get(&r->bid_index, key, &v)) {
+		b = &in->build_ids[(uintptr_t)v - 1];
 		if (b->size == size && !memcmp(b->build_id, bid, size) &&
 		    !strcmp(b->filename, filename))
 			return 0;
+		key++;  /* a collision: probe the next key */
 	}
-	if (mem_grow(&in->build_ids, &alloc, sizeof(*in->build_ids),
-		     in->nr_build_ids + 1) < 0)
+	if (mem_grow(&in->build_ids, &r->bid_alloc, sizeof(*in->build_ids),
+		     in->nr_build_ids + 1) < 0 ||
+	    hashmap_put(&r->bid_index, key,
+			(void *)(uintptr_t)(in->nr_build_ids + 1)) < 0)
 		return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF, "build-ids");
 	b = &in->build_ids[in->nr_build_ids];
 	memset(b, 0, sizeof(*b));

@@ -15,6 +15,7 @@
 #include <zstd.h>
 
 #include "common/cur.h"
+#include "common/hashmap.h"
 #include "common/input.h"
 #include "formats/perfdata.h"
 
@@ -274,6 +275,10 @@ struct perfdata_reader {
 	uint8_t *tracing_data;
 
 	bool saw_last_feature;
+
+	/* build-id list: (build-id, name) -> index + 1, and its capacity */
+	struct hashmap bid_index;
+	size_t bid_alloc;
 };
 
 /* perfdata_read.c */

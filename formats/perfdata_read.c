@@ -804,6 +804,7 @@ void perfdata_close(struct perfdata_reader *r)
 	free(r->branches);
 	free(r->tracing_data);
 	free(r->stats.samples_by_attr);
+	hashmap_release(&r->bid_index);
 	pd_info_release(&r->info);
 	input_close(&r->in);
 	free(r);

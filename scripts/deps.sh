@@ -8,10 +8,10 @@
 set -u
 what=${1:-build}
 
-pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev libdebuginfod-dev libtraceevent-dev"
+pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev libdebuginfod-dev libtraceevent-dev libiberty-dev"
 case $what in
 build) ;;
-test) pkgs="$pkgs linux-perf clang python3 binutils" ;;
+test) pkgs="$pkgs linux-perf clang python3 binutils time" ;;
 *) echo "deps.sh: unknown set '$what' (build or test)" >&2; exit 64 ;;
 esac
 

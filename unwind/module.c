@@ -224,7 +224,8 @@ struct module *modcache_get(struct modcache *mc, const char *path,
 		free(m);
 		return NULL;
 	}
-	memcpy(m->build_id, build_id, MIN(build_id_size, 20));
+	if (build_id_size)
+		memcpy(m->build_id, build_id, MIN(build_id_size, 20));
 	m->build_id_size = MIN(build_id_size, 20);
 	m->fd = m->debug_fd = -1;
 	m->next_hash = first;
@@ -585,6 +586,21 @@ static void mod_find_debug(struct modcache *mc, struct module *m)
 
 bool module_use_debug_file(struct module *m, const char *path)
 {
+	if (m->debug_file && !strcmp(m->debug_file, path))
+		return true;
+	if (m->debug_elf) {
+		/* Replace what the lookup found (nothing uses it yet). */
+		if (m->dwarf_dbg)
+			dwarf_end(m->dwarf_dbg);
+		elf_end(m->debug_elf);
+		close(m->debug_fd);
+		free(m->debug_file);
+		m->dwarf_dbg = NULL;
+		m->dwarf_dbg_tried = false;
+		m->debug_elf = NULL;
+		m->debug_fd = -1;
+		m->debug_file = NULL;
+	}
 	return mod_try_debug(m, path);
 }
 

@@ -26,6 +26,7 @@ int resolve_init(struct resolve *r, const struct resolve_opts *opts,
 	modcache_init(&r->mc, &mopts);
 	aspace_init(&r->as, &r->mc);
 	symbolizer_init(&r->sym, !r->opts.no_inline);
+	jit_init(&r->jit, r->opts.jit_dirs, r->opts.nr_jit_dirs);
 	uopts.max_frames = r->opts.max_frames;
 	uopts.no_fp = r->opts.no_fp;
 	if (unwinder_init(&r->uw, r->arch, &r->mc, &uopts) < 0)
@@ -52,6 +53,7 @@ void resolve_release(struct resolve *r)
 	aspace_release(&r->as);
 	modcache_release(&r->mc);
 	stitcher_free(r->st);
+	jit_release(&r->jit);
 	hashmap_release(&r->lives);
 	free(r->frames);
 	free(r->sf);
@@ -113,14 +115,36 @@ static int resolve_push(struct resolve *r, uint32_t *nr, uint64_t pc,
 	return 0;
 }
 
+/*
+ * Code outside any file (anonymous or no mapping): JIT code when the
+ * process has a perf map or jitdump covering it.
+ */
+static const struct sym_loc *resolve_jit(struct resolve *r, int32_t pid,
+					 uint64_t addr, uint64_t time)
+{
+	const struct jit_sym *js = jit_lookup(&r->jit, pid, addr, time);
+
+	if (!js)
+		return NULL;
+	r->stats.jit_frames++;
+	return symbolize_jit(&r->sym, js);
+}
+
 /* The symbols of a user address looked up in the process's mappings. */
 static const struct sym_loc *resolve_user_addr(struct resolve *r,
+					       const struct event *ev,
 					       const struct aspace_maps *maps,
 					       uint64_t addr)
 {
 	const struct aspace_map *m = aspace_maps_find(maps, addr);
+	const struct sym_loc *jl;
 	uint64_t rel;
 
+	if (!m || m->mod->status == MODULE_NO_FILE) {
+		jl = resolve_jit(r, ev->pid, addr, ev->time);
+		if (jl)
+			return jl;
+	}
 	if (!m)
 		return symbolize_unmapped(&r->sym);
 	rel = addr - m->start + m->pgoff;
@@ -133,10 +157,11 @@ static const struct sym_loc *resolve_user_addr(struct resolve *r,
  * Appends the recorded callchain's entries of one context (kernel or
  * user); returns the number appended or -1.
  */
-static int resolve_callchain(struct resolve *r, const struct event_sample *s,
+static int resolve_callchain(struct resolve *r, const struct event *ev,
 			     const struct aspace_maps *maps, bool kernel,
 			     uint32_t *nr)
 {
+	const struct event_sample *s = &ev->sample;
 	uint64_t ctx = 0, i;
 	int n = 0;
 
@@ -155,7 +180,7 @@ static int resolve_callchain(struct resolve *r, const struct event_sample *s,
 		 * return addresses. */
 		look = n == 0 ? ip : ip - 1;
 		loc = kernel ? symbolize_kernel(&r->sym, look) :
-			       resolve_user_addr(r, maps, look);
+			       resolve_user_addr(r, ev, maps, look);
 		if (resolve_push(r, nr, ip, kernel ? FRAME_KERNEL :
 					   n == 0 ? FRAME_SAMPLE :
 						    FRAME_CALLCHAIN,
@@ -185,8 +210,16 @@ static bool resolve_is_root(const struct sym_loc *loc)
 }
 
 static const struct sym_loc *resolve_frame_loc(struct resolve *r,
+					       const struct event *ev,
 					       const struct stitch_frame *f)
 {
+	const struct sym_loc *jl;
+
+	if (!f->mod) {
+		jl = resolve_jit(r, ev->pid, f->addr, ev->time);
+		if (jl)
+			return jl;
+	}
 	if (!f->map_path)
 		return symbolize_unmapped(&r->sym);
 	return symbolize_user(&r->sym, f->mod, f->map_path, f->rel);
@@ -202,6 +235,7 @@ static void resolve_copy_frames(const struct unwind_result *ur,
 		sf[i].sp = ur->frames[i].sp;
 		sf[i].mod = ur->frames[i].mod;
 		sf[i].map_path = ur->frames[i].map_path;
+		sf[i].addr = ur->frames[i].addr;
 		sf[i].rel = ur->frames[i].rel;
 	}
 }
@@ -270,7 +304,7 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 		if (f->mod && i == 0)
 			f->mod->samples++;
 		if (resolve_push(r, nr, f->pc, f->origin,
-				 resolve_frame_loc(r, &r->sf[i])) < 0)
+				 resolve_frame_loc(r, ev, &r->sf[i])) < 0)
 			return -1;
 	}
 	if (ur.end == END_WINDOW) {
@@ -283,7 +317,7 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 	}
 	for (i = 0; i < n; i++)
 		if (resolve_push(r, nr, r->sf[ur.nr + i].pc, FRAME_STITCHED,
-				 resolve_frame_loc(r, &r->sf[ur.nr + i])) < 0)
+				 resolve_frame_loc(r, ev, &r->sf[ur.nr + i])) < 0)
 			return -1;
 	if (n) {
 		r->stats.stitched++;
@@ -335,7 +369,7 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 
 	/* Kernel part: the recorded callchain, or the sampled ip. */
 	if (!r->opts.no_kernel) {
-		n = resolve_callchain(r, s, maps, true, &nr);
+		n = resolve_callchain(r, ev, maps, true, &nr);
 		if (n < 0)
 			return -1;
 		if (n == 0 && s->cpumode == EVENT_MODE_KERNEL &&
@@ -351,13 +385,13 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 		if (resolve_unwound(r, ev, maps, &nr, out) < 0)
 			return -1;
 	} else {
-		n = resolve_callchain(r, s, maps, false, &nr);
+		n = resolve_callchain(r, ev, maps, false, &nr);
 		if (n < 0)
 			return -1;
 		out->end = n > 0 ? END_CALLCHAIN : END_NO_USER;
 		if (n == 0 && s->cpumode == EVENT_MODE_USER &&
 		    resolve_push(r, &nr, s->ip, FRAME_SAMPLE,
-				 resolve_user_addr(r, maps, s->ip)) < 0)
+				 resolve_user_addr(r, ev, maps, s->ip)) < 0)
 			return -1;
 		if (n > 0 && resolve_is_root(r->frames[nr - 1].loc))
 			out->end = END_ROOT;
@@ -387,6 +421,10 @@ int resolve_event(struct resolve *r, const struct event *ev,
 		break;
 	case EVENT_COMM:
 		if (ev->comm.exec && resolve_end_life(r, ev->tid) < 0)
+			return -1;
+		break;
+	case EVENT_MMAP:
+		if (jit_note_mmap(&r->jit, ev->pid, ev->mmap.filename) < 0)
 			return -1;
 		break;
 	default:

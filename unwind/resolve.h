@@ -17,6 +17,7 @@
 #include "common/event.h"
 #include "common/stack.h"
 #include "unwind/aspace.h"
+#include "unwind/jit.h"
 #include "unwind/module.h"
 #include "unwind/stitch.h"
 #include "unwind/symbolize.h"
@@ -34,6 +35,8 @@ struct resolve_opts {
 	bool no_stitch;          /* leave truncated stacks as they are */
 	struct stitch_opts stitch;
 	bool validate_stitch;    /* measure stitching on complete stacks */
+	const char *const *jit_dirs; /* perf-PID.map, jit-PID.dump elsewhere */
+	unsigned nr_jit_dirs;
 };
 
 struct resolve_stats {
@@ -46,6 +49,7 @@ struct resolve_stats {
 	uint64_t stitched;        /* ... completed from the root cache */
 	uint64_t stitched_rooted; /* ... up to the thread's root */
 	uint64_t stitched_stale;  /* ... through frames popped since seen */
+	uint64_t jit_frames;      /* frames named from JIT information */
 	/* --validate-stitch: complete stacks cut short and stitched again */
 	uint64_t validate_tried;
 	uint64_t validate_stitched;
@@ -60,6 +64,7 @@ struct resolve {
 	struct symbolizer sym;
 	struct unwinder uw;
 	struct stitcher *st;     /* NULL when stitching is off */
+	struct jit_index jit;
 	struct hashmap lives;    /* tid -> number of ended lives (stitch key) */
 	uint32_t seq;            /* samples so far in this pass */
 	bool prescan;            /* a first pass: only fill the root caches */

@@ -23,7 +23,7 @@
 
 struct st_node {
 	uint64_t pc, sp;
-	uint64_t rel;
+	uint64_t addr, rel;
 	struct module *mod;
 	const char *map_path;
 	uint64_t tick;          /* last touched, for eviction */
@@ -337,6 +337,7 @@ int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
 		n->seen = seq;
 		n->mod = f[i].mod;
 		n->map_path = f[i].map_path;
+		n->addr = f[i].addr;
 		n->rel = f[i].rel;
 		if (i == nr - 1 && end == END_ROOT) {
 			n->rooted = true;
@@ -408,6 +409,7 @@ unsigned stitcher_complete(struct stitcher *st, uint64_t thread, uint32_t seq,
 		out[n_out].sp = n->sp;
 		out[n_out].mod = n->mod;
 		out[n_out].map_path = n->map_path;
+		out[n_out].addr = n->addr;
 		out[n_out].rel = n->rel;
 		n_out++;
 		last_sp = n->sp;

@@ -40,6 +40,7 @@ struct stitch_opts {
 /* A frame as the unwinder found it (leaf first). */
 struct stitch_frame {
 	uint64_t pc, sp;
+	uint64_t addr;              /* pc, or pc - 1 for callers: to name */
 	struct module *mod;         /* where pc is, for naming stitched frames */
 	const char *map_path;
 	uint64_t rel;

@@ -7,6 +7,10 @@
  * whose name differs from the ELF symbol is an "(inlined)" frame.  a2l.c
  * reproduces addr2line's answer; symtab.c perf's ELF symbols.
  */
+#include "config.h"
+#ifdef HAVE_LIBIBERTY
+#include <libiberty/demangle.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +19,7 @@
 #include "common/base.h"
 #include "common/mem.h"
 #include "unwind/a2l.h"
+#include "unwind/jit.h"
 #include "unwind/module.h"
 #include "unwind/symtab.h"
 
@@ -30,6 +35,8 @@ void symbolizer_release(struct symbolizer *s)
 	free(s->kallsyms_path);
 	hashmap_release(&s->kernel);
 	hashmap_release(&s->other);
+	hashmap_release(&s->jit);
+	hashmap_release(&s->demangled);
 	arena_release(&s->arena);
 	memset(s, 0, sizeof(*s));
 }
@@ -59,6 +66,38 @@ static struct sym_loc *sym_new(struct symbolizer *s, const char *module,
 	l->kind = (uint8_t)kind;
 	l->nr = (uint16_t)nr;
 	return l;
+}
+
+/*
+ * The name perf shows for a symbol: C++ names demangled by libiberty's
+ * cplus_demangle() without parameters (DMGL_NO_OPTS), as perf 6.1 does.
+ * Names are ELF or DWARF strings that live for the run, so the result is
+ * cached by pointer.
+ */
+static const char *sym_demangle(struct symbolizer *s, const char *raw)
+{
+	const char *name = raw;
+	void *v;
+
+	if (!raw || raw[0] != '_' || raw[1] != 'Z')
+		return raw;
+	if (hashmap_get(&s->demangled, (uint64_t)(uintptr_t)raw, &v))
+		return v;
+#ifdef HAVE_LIBIBERTY
+	{
+		char *d = cplus_demangle(raw, DMGL_NO_OPTS);
+
+		if (d) {
+			name = arena_strdup(&s->arena, d);
+			free(d);
+			if (!name)
+				name = raw;
+		}
+	}
+#endif
+	(void)hashmap_put(&s->demangled, (uint64_t)(uintptr_t)raw,
+			  (void *)name);
+	return name;
 }
 
 const struct sym_loc *symbolize_user(struct symbolizer *s, struct module *m,
@@ -100,14 +139,17 @@ const struct sym_loc *symbolize_user(struct symbolizer *s, struct module *m,
 		l = sym_new(s, m->path, rel, SYM_USER, 1);
 		if (!l)
 			return NULL;
-		l->e[0].name = sym ? sym->name : NULL;
+		l->e[0].name = sym ? sym_demangle(s, sym->name) : NULL;
 	} else {
+		const char *real = sym_demangle(s, sym->name);
+
 		l = sym_new(s, m->path, rel, SYM_USER, n);
 		if (!l)
 			return NULL;
 		for (i = 0; i < n; i++) {
-			l->e[i].name = chain[i] ? chain[i] : "??";
-			l->e[i].inlined = strcmp(l->e[i].name, sym->name) != 0;
+			l->e[i].name = chain[i] ? sym_demangle(s, chain[i]) :
+						  "??";
+			l->e[i].inlined = strcmp(l->e[i].name, real) != 0;
 		}
 	}
 	if (!l->e[0].name)
@@ -148,6 +190,23 @@ const struct sym_loc *symbolize_unmapped(struct symbolizer *s)
 		return v;
 	l = sym_new(s, "[unknown]", 0, SYM_UNKNOWN, 1);
 	if (!l || hashmap_put(&s->other, 0, l) < 0)
+		return NULL;
+	return l;
+}
+
+const struct sym_loc *symbolize_jit(struct symbolizer *s,
+				    const struct jit_sym *sym)
+{
+	struct sym_loc *l;
+	void *v;
+
+	if (hashmap_get(&s->jit, (uint64_t)(uintptr_t)sym, &v))
+		return v;
+	l = sym_new(s, "[jit]", sym->start, SYM_JIT, 1);
+	if (!l)
+		return NULL;
+	l->e[0].name = sym->name;
+	if (hashmap_put(&s->jit, (uint64_t)(uintptr_t)sym, l) < 0)
 		return NULL;
 	return l;
 }

@@ -28,6 +28,8 @@ struct symbolizer {
 	struct arena arena;         /* the sym_loc objects */
 	struct hashmap kernel;      /* address -> sym_loc */
 	struct hashmap other;       /* hash of a path -> unknown sym_loc */
+	struct hashmap jit;         /* struct jit_sym -> sym_loc */
+	struct hashmap demangled;   /* raw name pointer -> shown name */
 	uint64_t lookups;           /* distinct addresses resolved */
 };
 
@@ -56,5 +58,11 @@ const struct sym_loc *symbolize_kernel(struct symbolizer *s, uint64_t addr);
 
 /* An address in no mapping at all. */
 const struct sym_loc *symbolize_unmapped(struct symbolizer *s);
+
+struct jit_sym;
+
+/* A JIT-compiled function (one location per JIT symbol). */
+const struct sym_loc *symbolize_jit(struct symbolizer *s,
+				    const struct jit_sym *sym);
 
 #endif

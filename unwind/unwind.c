@@ -114,8 +114,10 @@ static bool uw_fp_step(struct unwinder *u, const struct uw_mem *mem,
 	memcpy(&ra, mem->stack + (fp + w - mem->lo), 8);
 	if (saved_fp != 0 && saved_fp <= fp)
 		return false;
+	/* The return address must be code: any executable mapping, JIT
+	 * code in anonymous memory included. */
 	map = aspace_maps_find(mem->maps, ra - 1);
-	if (!map || !module_load(u->mc, map->mod))
+	if (!map)
 		return false;
 	*out = *in;
 	out->valid = 0;
@@ -132,6 +134,7 @@ static void uw_locate(struct unwinder *u, const struct aspace_maps *maps,
 	const struct aspace_map *map = aspace_maps_find(maps, lookup_pc);
 
 	f->pc = pc;
+	f->addr = lookup_pc;
 	f->mod = NULL;
 	f->map_path = NULL;
 	f->rel = lookup_pc;

@@ -31,7 +31,8 @@ struct unwind_opts {
 struct unwind_frame {
 	uint64_t pc;            /* sampled ip or return address */
 	uint64_t sp;            /* stack pointer in this frame */
-	uint64_t rel;           /* ELF address to symbolize (pc or pc - 1) */
+	uint64_t addr;          /* address to name: pc, or pc - 1 for callers */
+	uint64_t rel;           /* the same in the module's ELF addresses */
 	struct module *mod;     /* NULL: no mapping or no file */
 	const char *map_path;   /* the mapping's path, or NULL */
 	uint8_t origin;         /* enum frame_origin */

@@ -1,0 +1,335 @@
+/*
+ * jit.c - perf map and jitdump readers (see jit.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unwind/jit.h"
+
+#include "common/base.h"
+#include "common/cur.h"
+#include "common/mem.h"
+
+#define JIT_DUMP_MAGIC 0x4A695444u
+#define JIT_CODE_LOAD 0
+#define JIT_CODE_MOVE 1
+#define JIT_SCAN_BACK 256
+
+struct jit_table {
+	struct jit_sym *syms;   /* sorted by start */
+	size_t nr, alloc;
+	uint64_t max_len;
+};
+
+void jit_init(struct jit_index *j, const char *const *dirs, unsigned nr)
+{
+	memset(j, 0, sizeof(*j));
+	j->dirs = dirs;
+	j->nr_dirs = nr;
+}
+
+void jit_release(struct jit_index *j)
+{
+	size_t pos = 0;
+	void *v;
+
+	while (hashmap_iter(&j->by_pid, &pos, NULL, &v)) {
+		struct jit_table *t = v;
+
+		if (t) {
+			free(t->syms);
+			free(t);
+		}
+	}
+	hashmap_release(&j->by_pid);
+	hashmap_release(&j->dumps);
+	arena_release(&j->arena);
+}
+
+int jit_note_mmap(struct jit_index *j, int32_t pid, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	char want[32];
+	char *copy;
+
+	base = base ? base + 1 : path;
+	snprintf(want, sizeof(want), "jit-%d.dump", pid);
+	if (strcmp(base, want) || hashmap_get(&j->dumps, (uint32_t)pid, NULL))
+		return 0;
+	copy = arena_strdup(&j->arena, path);
+	if (!copy)
+		return -1;
+	return hashmap_put(&j->dumps, (uint32_t)pid, copy);
+}
+
+static int jit_add(struct jit_index *j, struct jit_table *t, uint64_t start,
+		   uint64_t len, uint64_t time, const char *name, size_t nlen,
+		   bool from_dump)
+{
+	struct jit_sym *s;
+
+	if (!len || start + len < start)
+		return 0;
+	if (mem_grow(&t->syms, &t->alloc, sizeof(*t->syms), t->nr + 1) < 0)
+		return -1;
+	s = &t->syms[t->nr];
+	s->name = arena_strndup(&j->arena, name, nlen);
+	if (!s->name)
+		return -1;
+	s->start = start;
+	s->end = start + len;
+	s->time = time;
+	s->from_dump = from_dump;
+	t->nr++;
+	t->max_len = MAX(t->max_len, len);
+	j->entries++;
+	return 0;
+}
+
+/* "START SIZE name" lines, hex without 0x. */
+static int jit_read_map(struct jit_index *j, struct jit_table *t, FILE *f)
+{
+	char line[4096];
+	uint64_t order = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		uint64_t start, len;
+		size_t n;
+
+		start = strtoull(p, &end, 16);
+		if (end == p || *end != ' ')
+			continue;
+		p = end + 1;
+		len = strtoull(p, &end, 16);
+		if (end == p || *end != ' ')
+			continue;
+		p = end + 1;
+		n = strcspn(p, "\r\n");
+		if (jit_add(j, t, start, len, ++order, p, n, false) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Reads a whole small-or-large file; NULL when it cannot. */
+static uint8_t *jit_slurp(FILE *f, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0, got;
+	uint8_t *buf = malloc(cap), *nb;
+
+	while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap) {
+			if (cap >= (1ul << 31))
+				break;
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	*len = n;
+	return buf;
+}
+
+/*
+ * jitdump: header, then records {id, total_size, timestamp, payload}.
+ * CODE_LOAD gives names; CODE_MOVE moves a loaded body.
+ */
+static int jit_read_dump(struct jit_index *j, struct jit_table *t, FILE *f)
+{
+	size_t len, i;
+	uint8_t *buf = jit_slurp(f, &len);
+	struct cur c, h;
+	uint32_t magic, hsize;
+	int rc = 0;
+
+	if (!buf)
+		return -1;
+	c = cur_make(buf, len, 0, false);
+	magic = cur_u32(&c);
+	if (magic != JIT_DUMP_MAGIC) {
+		c = cur_make(buf, len, 0, true);
+		if (cur_u32(&c) != JIT_DUMP_MAGIC)
+			goto out;
+	}
+	(void)cur_u32(&c);        /* version */
+	hsize = cur_u32(&c);
+	if (c.short_read || hsize < 12 || hsize > len)
+		goto out;
+	c = cur_make(buf + hsize, len - hsize, hsize, c.swap);
+	while (cur_left(&c) >= 16) {
+		uint32_t id = cur_u32(&c), size = cur_u32(&c);
+		uint64_t time = cur_u64(&c);
+
+		if (size < 16 || size - 16 > cur_left(&c))
+			break;     /* a dump cut short while writing */
+		h = cur_sub(&c, size - 16);
+		if (id == JIT_CODE_LOAD) {
+			uint64_t vma, addr, csize;
+			const char *name;
+
+			cur_skip(&h, 8);      /* pid, tid */
+			vma = cur_u64(&h);
+			addr = cur_u64(&h);
+			csize = cur_u64(&h);
+			cur_skip(&h, 8);      /* code_index */
+			name = cur_cstr(&h);
+			(void)vma;
+			if (!h.short_read && name &&
+			    jit_add(j, t, addr, csize, time, name, strlen(name),
+				    true) < 0) {
+				rc = -1;
+				goto out;
+			}
+		} else if (id == JIT_CODE_MOVE) {
+			uint64_t old_addr, new_addr, csize;
+
+			cur_skip(&h, 16);     /* pid, tid, vma */
+			old_addr = cur_u64(&h);
+			new_addr = cur_u64(&h);
+			csize = cur_u64(&h);
+			for (i = t->nr; !h.short_read && i-- > 0;) {
+				if (t->syms[i].start == old_addr &&
+				    t->syms[i].from_dump) {
+					const char *n = t->syms[i].name;
+
+					if (jit_add(j, t, new_addr, csize, time,
+						    n, strlen(n), true) < 0) {
+						rc = -1;
+						goto out;
+					}
+					break;
+				}
+			}
+		}
+	}
+out:
+	free(buf);
+	return rc;
+}
+
+static FILE *jit_open_in(const struct jit_index *j, const char *name)
+{
+	char path[4096];
+	unsigned i;
+	FILE *f;
+
+	for (i = 0; i < j->nr_dirs; i++) {
+		snprintf(path, sizeof(path), "%s/%s", j->dirs[i], name);
+		f = fopen(path, "re");
+		if (f)
+			return f;
+	}
+	return NULL;
+}
+
+static int jit_sym_cmp(const void *a, const void *b)
+{
+	const struct jit_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->from_dump != y->from_dump)
+		return x->from_dump ? 1 : -1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static struct jit_table *jit_load(struct jit_index *j, int32_t pid)
+{
+	struct jit_table *t = mem_zalloc(1, sizeof(*t));
+	char name[64];
+	FILE *f;
+	void *v;
+
+	if (!t)
+		return NULL;
+	snprintf(name, sizeof(name), "perf-%d.map", pid);
+	f = jit_open_in(j, name);
+	if (!f) {
+		snprintf(name, sizeof(name), "/tmp/perf-%d.map", pid);
+		f = fopen(name, "re");
+	}
+	if (f) {
+		j->maps_read++;
+		if (jit_read_map(j, t, f) < 0)
+			goto fail;
+		fclose(f);
+		f = NULL;
+	}
+	snprintf(name, sizeof(name), "jit-%d.dump", pid);
+	f = hashmap_get(&j->dumps, (uint32_t)pid, &v) ? fopen(v, "re") : NULL;
+	if (!f)
+		f = jit_open_in(j, name);
+	if (f) {
+		j->dumps_read++;
+		if (jit_read_dump(j, t, f) < 0)
+			goto fail;
+		fclose(f);
+		f = NULL;
+	}
+	qsort(t->syms, t->nr, sizeof(*t->syms), jit_sym_cmp);
+	return t;
+fail:
+	if (f)
+		fclose(f);
+	free(t->syms);
+	free(t);
+	return NULL;
+}
+
+const struct jit_sym *jit_lookup(struct jit_index *j, int32_t pid,
+				 uint64_t addr, uint64_t time)
+{
+	const struct jit_sym *best = NULL, *newest = NULL;
+	struct jit_table *t;
+	size_t lo = 0, hi, k;
+	void *v;
+
+	if (hashmap_get(&j->by_pid, (uint32_t)pid, &v)) {
+		t = v;
+	} else {
+		t = jit_load(j, pid);
+		if (hashmap_put(&j->by_pid, (uint32_t)pid, t) < 0) {
+			if (t) {
+				free(t->syms);
+				free(t);
+			}
+			return NULL;
+		}
+	}
+	if (!t || !t->nr)
+		return NULL;
+	hi = t->nr;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Candidates start at or below addr; overlaps are few. */
+	for (k = 0; lo > 0 && k < JIT_SCAN_BACK; k++) {
+		const struct jit_sym *s = &t->syms[--lo];
+
+		if (addr - s->start >= t->max_len)
+			break;
+		if (addr >= s->end)
+			continue;
+		/* jitdump loads beat perf-map lines; later beats earlier. */
+		if (!newest || s->from_dump > newest->from_dump ||
+		    (s->from_dump == newest->from_dump &&
+		     s->time > newest->time))
+			newest = s;
+		if (s->from_dump && s->time <= time &&
+		    (!best || s->time > best->time))
+			best = s;
+	}
+	return best ? best : newest;
+}

@@ -1,0 +1,53 @@
+/*
+ * jit.h - names for JIT-compiled code: /tmp/perf-PID.map files and jitdump
+ * files (jit-PID.dump), read lazily per process.
+ *
+ * A perf map ("START SIZE name" per line, hex) applies to the process's
+ * anonymous executable memory; later lines win.  A jitdump's CODE_LOAD
+ * records give a name and a load time per code range; for a sample, the
+ * newest load at or before its time wins (the newest overall when the
+ * clocks cannot be compared).  Format: shared/reference/stitching-jit.md
+ * section 5 (perf's jitdump-specification.txt).
+ */
+#ifndef RESTACK_UNWIND_JIT_H
+#define RESTACK_UNWIND_JIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/arena.h"
+#include "common/hashmap.h"
+
+struct jit_sym {
+	uint64_t start, end;
+	uint64_t time;          /* load time (jitdump), or order (perf map) */
+	const char *name;
+	bool from_dump;
+};
+
+struct jit_index {
+	const char *const *dirs; /* where else to look for the files */
+	unsigned nr_dirs;
+	struct hashmap by_pid;   /* pid -> struct jit_table (or absent) */
+	struct hashmap dumps;    /* pid -> recorded jitdump path (arena) */
+	struct arena arena;
+	uint64_t maps_read, dumps_read, entries;
+};
+
+void jit_init(struct jit_index *j, const char *const *dirs, unsigned nr);
+void jit_release(struct jit_index *j);
+
+/*
+ * An MMAP of path was seen for pid: when it names a jitdump
+ * (".../jit-PID.dump"), remember where it is.
+ */
+int jit_note_mmap(struct jit_index *j, int32_t pid, const char *path);
+
+/*
+ * The JIT symbol covering addr in process pid at the given time, or NULL.
+ * The result lives as long as the index.
+ */
+const struct jit_sym *jit_lookup(struct jit_index *j, int32_t pid,
+				 uint64_t addr, uint64_t time);
+
+#endif
