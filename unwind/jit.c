@@ -1,25 +1,31 @@
 /*
  * jit.c - perf map and jitdump readers (see jit.h).
  */
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "unwind/jit.h"
 
 #include "common/base.h"
 #include "common/cur.h"
 #include "common/mem.h"
+#include "unwind/cfi.h"
+#include "unwind/module.h"
 
 #define JIT_DUMP_MAGIC 0x4A695444u
 #define JIT_CODE_LOAD 0
 #define JIT_CODE_MOVE 1
+#define JIT_CODE_UNWINDING_INFO 4
 #define JIT_SCAN_BACK 256
 
 struct jit_table {
 	struct jit_sym *syms;   /* sorted by start */
 	size_t nr, alloc;
 	uint64_t max_len;
+	uint8_t *dump;          /* the jitdump's bytes (eh_frame data) */
 };
 
 void jit_init(struct jit_index *j, const char *const *dirs, unsigned nr)
@@ -27,6 +33,17 @@ void jit_init(struct jit_index *j, const char *const *dirs, unsigned nr)
 	memset(j, 0, sizeof(*j));
 	j->dirs = dirs;
 	j->nr_dirs = nr;
+}
+
+static void jit_module_free(struct module *m)
+{
+	if (m->eh_cfi)
+		dwarf_cfi_end(m->eh_cfi);
+	elf_end(m->elf);
+	cfi_cache_free(m->cfi);
+	free(m->image);
+	free(m->path);
+	free(m);
 }
 
 void jit_release(struct jit_index *j)
@@ -38,7 +55,13 @@ void jit_release(struct jit_index *j)
 		struct jit_table *t = v;
 
 		if (t) {
+			size_t i;
+
+			for (i = 0; i < t->nr; i++)
+				if (t->syms[i].cfi)
+					jit_module_free(t->syms[i].cfi);
 			free(t->syms);
+			free(t->dump);
 			free(t);
 		}
 	}
@@ -145,8 +168,10 @@ static int jit_read_dump(struct jit_index *j, struct jit_table *t, FILE *f)
 {
 	size_t len, i;
 	uint8_t *buf = jit_slurp(f, &len);
+	const uint8_t *eh = NULL;
+	uint64_t eh_size = 0;
 	struct cur c, h;
-	uint32_t magic, hsize;
+	uint32_t magic, hsize, mach;
 	int rc = 0;
 
 	if (!buf)
@@ -160,6 +185,7 @@ static int jit_read_dump(struct jit_index *j, struct jit_table *t, FILE *f)
 	}
 	(void)cur_u32(&c);        /* version */
 	hsize = cur_u32(&c);
+	mach = cur_u32(&c);
 	if (c.short_read || hsize < 12 || hsize > len)
 		goto out;
 	c = cur_make(buf + hsize, len - hsize, hsize, c.swap);
@@ -187,6 +213,24 @@ static int jit_read_dump(struct jit_index *j, struct jit_table *t, FILE *f)
 				rc = -1;
 				goto out;
 			}
+			/* A pending UNWINDING_INFO belongs to this load. */
+			if (!h.short_read && name && eh_size) {
+				t->syms[t->nr - 1].eh_frame = eh;
+				t->syms[t->nr - 1].eh_frame_size = eh_size;
+				t->syms[t->nr - 1].e_machine = (uint16_t)mach;
+			}
+			eh = NULL;
+			eh_size = 0;
+		} else if (id == JIT_CODE_UNWINDING_INFO) {
+			uint64_t usize = cur_u64(&h), hdr = cur_u64(&h);
+
+			cur_skip(&h, 8);      /* mapped_size */
+			/* perf's genelf: .eh_frame first, the header last */
+			if (!h.short_read && usize <= cur_left(&h) &&
+			    hdr < usize) {
+				eh = h.p;
+				eh_size = usize - hdr;
+			}
 		} else if (id == JIT_CODE_MOVE) {
 			uint64_t old_addr, new_addr, csize;
 
@@ -210,8 +254,95 @@ static int jit_read_dump(struct jit_index *j, struct jit_table *t, FILE *f)
 		}
 	}
 out:
-	free(buf);
+	if (rc == 0 && !t->dump)
+		t->dump = buf;   /* eh_frame pointers point into it */
+	else
+		free(buf);
 	return rc;
+}
+
+/*
+ * An ELF image in memory: header, .eh_frame (its bytes at the address the
+ * jitdump writer laid them out for), .shstrtab, section headers.
+ */
+static char *jit_elf_image(const struct jit_sym *s, uint64_t eh_addr,
+			   size_t *size)
+{
+	static const char names[] = "\0.eh_frame\0.shstrtab";
+	size_t eh_off = sizeof(Elf64_Ehdr), str_off, sh_off;
+	Elf64_Ehdr *eh;
+	Elf64_Shdr *sh;
+	char *img;
+
+	str_off = eh_off + (size_t)s->eh_frame_size;
+	sh_off = ALIGN_UP(str_off + sizeof(names), (size_t)8);
+	*size = sh_off + 3 * sizeof(Elf64_Shdr);
+	img = calloc(1, *size);
+	if (!img)
+		return NULL;
+	eh = (Elf64_Ehdr *)img;
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_DYN;
+	eh->e_machine = s->e_machine ? s->e_machine : EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_ehsize = sizeof(Elf64_Ehdr);
+	eh->e_shoff = sh_off;
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+	eh->e_shnum = 3;
+	eh->e_shstrndx = 2;
+	memcpy(img + eh_off, s->eh_frame, (size_t)s->eh_frame_size);
+	memcpy(img + str_off, names, sizeof(names));
+	sh = (Elf64_Shdr *)(img + sh_off);
+	sh[1].sh_name = 1;
+	sh[1].sh_type = SHT_PROGBITS;
+	sh[1].sh_flags = SHF_ALLOC;
+	sh[1].sh_addr = eh_addr;
+	sh[1].sh_offset = eh_off;
+	sh[1].sh_size = s->eh_frame_size;
+	sh[1].sh_addralign = 8;
+	sh[2].sh_name = 11;
+	sh[2].sh_type = SHT_STRTAB;
+	sh[2].sh_offset = str_off;
+	sh[2].sh_size = sizeof(names);
+	sh[2].sh_addralign = 1;
+	return img;
+}
+
+struct module *jit_cfi_module(struct jit_index *j, struct jit_sym *s)
+{
+	struct module *m;
+	size_t size;
+	char *img;
+
+	(void)j;
+	if (s->cfi_tried)
+		return s->cfi;
+	s->cfi_tried = true;
+	if (!s->eh_frame || !s->eh_frame_size)
+		return NULL;
+	m = mem_zalloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	img = jit_elf_image(s, s->start + ALIGN_UP(s->end - s->start, 8ull),
+			    &size);
+	if (img)
+		m->elf = elf_memory(img, size);
+	if (!m->elf) {
+		free(img);
+		free(m);
+		return NULL;
+	}
+	m->image = img;
+	m->image_size = size;
+	m->path = mem_strdup("[jit]");
+	m->status = MODULE_OK;
+	m->is_jit = true;
+	m->fd = m->debug_fd = -1;
+	s->cfi = m;
+	return m;
 }
 
 static FILE *jit_open_in(const struct jit_index *j, const char *name)
@@ -283,10 +414,10 @@ fail:
 	return NULL;
 }
 
-const struct jit_sym *jit_lookup(struct jit_index *j, int32_t pid,
-				 uint64_t addr, uint64_t time)
+struct jit_sym *jit_lookup(struct jit_index *j, int32_t pid, uint64_t addr,
+			   uint64_t time)
 {
-	const struct jit_sym *best = NULL, *newest = NULL;
+	struct jit_sym *best = NULL, *newest = NULL;
 	struct jit_table *t;
 	size_t lo = 0, hi, k;
 	void *v;
@@ -298,6 +429,7 @@ const struct jit_sym *jit_lookup(struct jit_index *j, int32_t pid,
 		if (hashmap_put(&j->by_pid, (uint32_t)pid, t) < 0) {
 			if (t) {
 				free(t->syms);
+				free(t->dump);
 				free(t);
 			}
 			return NULL;
@@ -316,7 +448,7 @@ const struct jit_sym *jit_lookup(struct jit_index *j, int32_t pid,
 	}
 	/* Candidates start at or below addr; overlaps are few. */
 	for (k = 0; lo > 0 && k < JIT_SCAN_BACK; k++) {
-		const struct jit_sym *s = &t->syms[--lo];
+		struct jit_sym *s = &t->syms[--lo];
 
 		if (addr - s->start >= t->max_len)
 			break;

@@ -18,11 +18,20 @@
 #include "common/arena.h"
 #include "common/hashmap.h"
 
+struct module;
+
 struct jit_sym {
 	uint64_t start, end;
 	uint64_t time;          /* load time (jitdump), or order (perf map) */
 	const char *name;
 	bool from_dump;
+	/* jitdump UNWINDING_INFO for this code: .eh_frame bytes laid out
+	 * as if at start + ALIGN8(size) (in the table's copy of the dump) */
+	const uint8_t *eh_frame;
+	uint64_t eh_frame_size;
+	uint16_t e_machine;
+	struct module *cfi;     /* made on first use by jit_cfi_module() */
+	bool cfi_tried;
 };
 
 struct jit_index {
@@ -47,7 +56,14 @@ int jit_note_mmap(struct jit_index *j, int32_t pid, const char *path);
  * The JIT symbol covering addr in process pid at the given time, or NULL.
  * The result lives as long as the index.
  */
-const struct jit_sym *jit_lookup(struct jit_index *j, int32_t pid,
-				 uint64_t addr, uint64_t time);
+struct jit_sym *jit_lookup(struct jit_index *j, int32_t pid, uint64_t addr,
+			   uint64_t time);
+
+/*
+ * A module holding the CFI a jitdump gave for sym's code (an in-memory
+ * ELF with its .eh_frame at the address the writer laid it out for), or
+ * NULL when there is none.  Owned by the index.
+ */
+struct module *jit_cfi_module(struct jit_index *j, struct jit_sym *sym);
 
 #endif

@@ -69,6 +69,7 @@ struct module {
 	bool cfi_tried;
 	uint16_t e_machine;
 	bool is_exec;             /* ET_EXEC (absolute addresses) */
+	bool is_jit;              /* CFI of JIT code, from a jitdump */
 
 	struct module_seg *segs;
 	unsigned nr_segs;

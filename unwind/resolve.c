@@ -215,7 +215,7 @@ static const struct sym_loc *resolve_frame_loc(struct resolve *r,
 {
 	const struct sym_loc *jl;
 
-	if (!f->mod) {
+	if (!f->mod || f->mod->is_jit) {
 		jl = resolve_jit(r, ev->pid, f->addr, ev->time);
 		if (jl)
 			return jl;
@@ -278,6 +278,21 @@ static void resolve_validate(struct resolve *r, uint64_t key,
 	r->stats.validate_exact++;
 }
 
+/* The unwinder's hook for JIT code: CFI from the process's jitdump. */
+struct resolve_jit_ctx {
+	struct resolve *r;
+	int32_t pid;
+	uint64_t time;
+};
+
+static struct module *resolve_jit_cfi(void *ctx, uint64_t addr)
+{
+	struct resolve_jit_ctx *c = ctx;
+	struct jit_sym *js = jit_lookup(&c->r->jit, c->pid, addr, c->time);
+
+	return js ? jit_cfi_module(&c->r->jit, js) : NULL;
+}
+
 /* The user part from the copied stack: unwind, stitch, name. */
 static int resolve_unwound(struct resolve *r, const struct event *ev,
 			   const struct aspace_maps *maps, uint32_t *nr,
@@ -285,10 +300,13 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 {
 	const struct event_sample *s = &ev->sample;
 	uint64_t key = resolve_thread_key(r, ev->tid);
+	struct resolve_jit_ctx jc = { r, ev->pid, ev->time };
 	struct unwind_result ur;
 	unsigned i, n = 0;
 	bool rooted = false, stale = false;
 
+	r->uw.jit = resolve_jit_cfi;
+	r->uw.jit_ctx = &jc;
 	unwind_sample(&r->uw, maps, s, &ur);
 	resolve_copy_frames(&ur, r->sf);
 	if (r->prescan)

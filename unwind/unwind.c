@@ -138,6 +138,17 @@ static void uw_locate(struct unwinder *u, const struct aspace_maps *maps,
 	f->mod = NULL;
 	f->map_path = NULL;
 	f->rel = lookup_pc;
+	if (!map || map->mod->status == MODULE_NO_FILE) {
+		/* JIT code: CFI from a jitdump, when there is some */
+		struct module *jm = u->jit ? u->jit(u->jit_ctx, lookup_pc) :
+					     NULL;
+
+		if (jm) {
+			f->mod = jm;
+			f->map_path = jm->path;
+			return;
+		}
+	}
 	if (!map)
 		return;
 	f->map_path = map->mod->path;
@@ -229,7 +240,8 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 				res->end_addr = pc;
 				break;
 			}
-			u->frames[nr].origin = row->source == CFI_SRC_EH ?
+			u->frames[nr].origin = f->mod->is_jit ? FRAME_JIT :
+					       row->source == CFI_SRC_EH ?
 						       FRAME_CFI_EH :
 						       FRAME_CFI_DEBUG;
 			/* A signal frame's caller pc is exact. */

@@ -41,10 +41,15 @@ struct unwind_frame {
 /* Receives one line per unwinding decision when set (debugging aid). */
 typedef void (*unwind_trace_fn)(void *ctx, const char *line);
 
+/* A module with CFI for JIT code at addr (outside any file), or NULL. */
+typedef struct module *(*unwind_jit_fn)(void *ctx, uint64_t addr);
+
 struct unwinder {
 	const struct regs_arch *arch;
 	unwind_trace_fn trace;
 	void *trace_ctx;
+	unwind_jit_fn jit;        /* set by the caller for each sample */
+	void *jit_ctx;
 	struct modcache *mc;
 	struct unwind_opts opts;
 	struct unwind_frame *frames;   /* scratch, max_frames entries */
