@@ -24,7 +24,9 @@ static const char *const convert_usage[] = {
 	"      --tid               first frame 'comm-pid/tid' (folded)",
 	"      --weight W          samples (default) or period",
 	"      --annotate          suffix frames: _[k] kernel, _[i] inlined,",
-	"                          _[fp] frame pointer, _[s] stitched",
+	"                          _[j] JIT code; else how the frame was",
+	"                          found: _[fp] frame pointer, _[s] stitched,",
+	"                          _[scan] stack scan, _[stub] PLT rule",
 	"      --stats             print the unwinding summary to stderr",
 	NULL,
 };

@@ -18,6 +18,7 @@ enum {
 	OPT_NO_KERNEL,
 	OPT_NO_FP,
 	OPT_MAX_FRAMES,
+	OPT_MAX_SCAN,
 	OPT_KALLSYMS,
 	OPT_BUILDID_DIR,
 	OPT_EVENT,
@@ -34,6 +35,7 @@ const struct option run_long_options[] = {
 	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
 	{ "no-fp", no_argument, NULL, OPT_NO_FP },
 	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
+	{ "max-scan", required_argument, NULL, OPT_MAX_SCAN },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
 	{ "event", required_argument, NULL, OPT_EVENT },
@@ -55,9 +57,13 @@ const char *const run_usage_lines[] = {
 	"      --no-fp             never use a frame-pointer step where CFI is",
 	"                          missing",
 	"      --max-frames N      frame limit per sample (default 1024)",
-	"      --kallsyms FILE     kernel symbols (default: /proc/kallsyms when",
-	"                          the capture was recorded on this machine and",
-	"                          kernel, else the build-id cache's copy)",
+	"      --max-scan N        frames a stack scan may recover per sample",
+	"                          where CFI and frame pointers fail (default",
+	"                          2; 0 disables scanning)",
+	"      --kallsyms FILE     kernel symbols (default: the build-id",
+	"                          cache's copy of the capture's kernel, else",
+	"                          /proc/kallsyms when the capture was recorded",
+	"                          on this machine and kernel)",
 	"      --buildid-dir DIR   a perf build-id cache to find binaries in",
 	"                          (repeatable; default $PERF_BUILDID_DIR or",
 	"                          ~/.debug)",
@@ -102,6 +108,16 @@ int run_parse_option(struct run_opts *o, int c, const char *arg)
 			return -1;
 		}
 		o->max_frames = (unsigned)v;
+		return 1;
+	case OPT_MAX_SCAN:
+		v = strtoul(arg, &end, 10);
+		if (!*arg || *end || v > 1000) {
+			cmd_error("--max-scan takes a number from 0 to 1000, "
+				  "not '%s'", arg);
+			return -1;
+		}
+		o->max_scan = (unsigned)v;
+		o->max_scan_set = true;
 		return 1;
 	case OPT_KALLSYMS:
 		o->kallsyms = arg;
@@ -270,6 +286,7 @@ static int run_init_resolver(struct run *run)
 	ro.no_kernel = o->no_kernel;
 	ro.no_fp = o->no_fp;
 	ro.max_frames = o->max_frames;
+	ro.max_scan = o->max_scan_set ? o->max_scan : UNWIND_SCAN_DEFAULT;
 	ro.kallsyms = run->kallsyms_used;
 	ro.buildid_dirs = dirs;
 	ro.nr_buildid_dirs = nr_dirs;
@@ -483,12 +500,14 @@ void run_print_stats(const struct run *run, FILE *f)
 		stitcher_counters(run->res.st, &c);
 		fprintf(f, "  stitched         %llu of %llu walks that ran out "
 			   "of copied stack (%.2f%%), %llu to the root, %llu "
-			   "through popped frames; %s\n",
+			   "through popped frames, %llu joined at another call "
+			   "site; %s\n",
 			(unsigned long long)st->stitched,
 			(unsigned long long)st->window_ends,
 			run_pct(st->stitched, st->window_ends),
 			(unsigned long long)st->stitched_rooted,
 			(unsigned long long)st->stitched_stale,
+			(unsigned long long)st->stitched_joined,
 			run->two_pass ? "two passes" : "one pass");
 		fprintf(f, "  root cache       %llu threads, %llu frames at most "
 			   "(%.1f MiB), %llu evicted, %llu caller changes\n",

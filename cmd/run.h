@@ -19,6 +19,8 @@
 struct run_opts {
 	bool no_inline, no_kernel, no_fp;
 	unsigned max_frames;
+	unsigned max_scan;               /* --max-scan N */
+	bool max_scan_set;
 	const char *kallsyms;            /* --kallsyms FILE */
 	const char *buildid_dirs[RUN_MAX_BUILDID_DIRS];
 	unsigned nr_buildid_dirs;

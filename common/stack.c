@@ -17,6 +17,7 @@ const char *frame_origin_name(enum frame_origin o)
 		[FRAME_STITCHED] = "stitched",
 		[FRAME_SCAN] = "scan",
 		[FRAME_JIT] = "jit",
+		[FRAME_STUB] = "stub",
 	};
 
 	return (unsigned)o < ARRAY_SIZE(names) ? names[o] : "?";

@@ -23,6 +23,7 @@ enum frame_origin {
 	FRAME_STITCHED,   /* joined from the thread's earlier samples */
 	FRAME_SCAN,       /* found by a validated stack scan */
 	FRAME_JIT,        /* unwound with JIT-provided information */
+	FRAME_STUB,       /* a rule for a stub without CFI (PLT entries) */
 	FRAME_ORIGIN__COUNT
 };
 

@@ -101,10 +101,16 @@ static void folded_frame(struct folded *f, const struct rframe *fr,
 			strbuf_addstr(&f->buf, "_[k]");
 		else if (l->e[i].inlined)
 			strbuf_addstr(&f->buf, "_[i]");
+		else if (l->kind == SYM_JIT)
+			strbuf_addstr(&f->buf, "_[j]");
 		else if (fr->origin == FRAME_FP)
 			strbuf_addstr(&f->buf, "_[fp]");
 		else if (fr->origin == FRAME_STITCHED)
 			strbuf_addstr(&f->buf, "_[s]");
+		else if (fr->origin == FRAME_SCAN)
+			strbuf_addstr(&f->buf, "_[scan]");
+		else if (fr->origin == FRAME_STUB)
+			strbuf_addstr(&f->buf, "_[stub]");
 	}
 }
 

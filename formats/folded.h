@@ -22,7 +22,9 @@ struct folded_opts {
 	bool pid;          /* "comm-pid" as the first frame */
 	bool tid;          /* "comm-pid/tid" as the first frame */
 	bool period;       /* weight by period instead of counting samples */
-	bool annotate;     /* "_[k]" kernel, "_[fp]"/"_[s]" recovered frames */
+	bool annotate;     /* "_[k]" kernel, "_[i]" inlined, "_[j]" JIT,
+			    * "_[fp]", "_[s]", "_[scan]", "_[stub]": how
+			    * the frame was found */
 };
 
 struct folded;

@@ -4,14 +4,14 @@
 # prints the apt-get line and fails.
 #
 #   scripts/deps.sh build   # compiler, make, pkg-config, the -dev libraries
-#   scripts/deps.sh test    # build + perf, clang (fuzzing), python3
+#   scripts/deps.sh test    # build + perf, clang (fuzzing), python3, node
 set -u
 what=${1:-build}
 
 pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev libdebuginfod-dev libtraceevent-dev libiberty-dev"
 case $what in
 build) ;;
-test) pkgs="$pkgs linux-perf clang python3 binutils time" ;;
+test) pkgs="$pkgs linux-perf clang python3 binutils time nodejs" ;;
 *) echo "deps.sh: unknown set '$what' (build or test)" >&2; exit 64 ;;
 esac
 

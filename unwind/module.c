@@ -89,6 +89,8 @@ static void module_close_files(struct module *m)
 	m->elf = m->debug_elf = NULL;
 	m->fd = m->debug_fd = -1;
 	m->image = NULL;
+	m->ehhdr_table = NULL;
+	m->ehhdr_tried = false;
 }
 
 void modcache_release(struct modcache *mc)
@@ -208,7 +210,8 @@ struct module *modcache_get(struct modcache *mc, const char *path,
 	if (hashmap_get(&mc->by_key, key, &v))
 		first = v;
 	for (m = first; m; m = m->next_hash) {
-		if (m->build_id_size != build_id_size)
+		if ((m->build_id_learned ? 0 : m->build_id_size) !=
+		    build_id_size)
 			continue;
 		if (build_id_size &&
 		    !memcmp(m->build_id, build_id, build_id_size))
@@ -393,6 +396,7 @@ static bool mod_accept(struct module *m, const char *path, int fd, Elf *elf,
 		/* Learn the id for debuginfo lookups (still unverified). */
 		memcpy(m->build_id, bid, n);
 		m->build_id_size = (uint8_t)n;
+		m->build_id_learned = n > 0;
 	}
 	return true;
 }
@@ -679,6 +683,34 @@ Elf_Scn *module_elf_section(Elf *elf, const char *name, GElf_Shdr *sh)
 		if (n && !strcmp(n, name))
 			return scn;
 	}
+	return NULL;
+}
+
+const struct module_plt *module_plt_find(struct module *m, uint64_t rel)
+{
+	static const char *const names[MODULE_PLT_MAX] = {
+		".plt", ".plt.sec", ".plt.got",
+	};
+	unsigned i;
+
+	if (!m->plt_tried) {
+		m->plt_tried = true;
+		for (i = 0; i < MODULE_PLT_MAX; i++) {
+			GElf_Shdr sh;
+
+			if (!module_elf_section(m->elf, names[i], &sh) ||
+			    !sh.sh_size || !(sh.sh_flags & SHF_EXECINSTR))
+				continue;
+			m->plt[m->nr_plt].lo = sh.sh_addr;
+			m->plt[m->nr_plt].hi = sh.sh_addr + sh.sh_size;
+			m->plt[m->nr_plt].entsize = sh.sh_entsize ?
+							    sh.sh_entsize : 16;
+			m->nr_plt++;
+		}
+	}
+	for (i = 0; i < m->nr_plt; i++)
+		if (rel >= m->plt[i].lo && rel < m->plt[i].hi)
+			return &m->plt[i];
 	return NULL;
 }
 

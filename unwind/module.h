@@ -43,11 +43,21 @@ struct module_seg {       /* a PT_LOAD segment */
 	uint64_t vaddr, memsz, offset, filesz;
 };
 
+struct module_plt {       /* a PLT section: [lo, hi), entries of entsize */
+	uint64_t lo, hi, entsize;
+};
+
+#define MODULE_PLT_MAX 3  /* .plt, .plt.sec, .plt.got */
+
 struct module {
 	/* Identity, from the capture. */
 	char *path;               /* as recorded */
 	uint8_t build_id[20];
-	uint8_t build_id_size;    /* 0: the capture gave none */
+	uint8_t build_id_size;    /* 0: neither the capture nor the file
+				   * gave one */
+	bool build_id_learned;    /* read from the file found at the
+				   * recorded path, not given by the
+				   * capture (so not the module's key) */
 
 	enum module_status status;
 	char *file;               /* the file used, or NULL */
@@ -73,6 +83,14 @@ struct module {
 
 	struct module_seg *segs;
 	unsigned nr_segs;
+	struct module_plt plt[MODULE_PLT_MAX];
+	uint8_t nr_plt;
+	bool plt_tried;
+	const uint8_t *ehhdr_table; /* .eh_frame_hdr search table (ehhdr.c),
+				     * in elf's data */
+	uint32_t ehhdr_count;
+	uint64_t ehhdr_addr;
+	bool ehhdr_tried;
 
 	struct cfi_cache *cfi;    /* compiled CFI rows (unwind/cfi.c) */
 	struct symtab *symtab;    /* function symbols (unwind/symtab.c) */
@@ -152,6 +170,12 @@ Elf_Scn *module_elf_section(Elf *elf, const char *name, GElf_Shdr *sh);
  * (for CFI expressions that read memory outside the stack copy).
  */
 bool module_read(struct module *m, uint64_t vaddr, void *buf, size_t len);
+
+/*
+ * The PLT section holding ELF address rel, or NULL (sections are read
+ * from the loaded runtime file on first use).
+ */
+const struct module_plt *module_plt_find(struct module *m, uint64_t rel);
 
 /* Reads the GNU build-id note of an ELF; returns its size or 0. */
 unsigned module_elf_build_id(Elf *elf, uint8_t *out, unsigned max);

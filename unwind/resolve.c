@@ -9,6 +9,21 @@
 
 #include "common/base.h"
 #include "common/mem.h"
+#include "unwind/ehhdr.h"
+
+/* The stitcher's test for one activation seen at two call sites: both
+ * addresses in the same FDE of the same module. */
+static bool resolve_same_function(void *ctx, struct module *a, uint64_t rel_a,
+				  struct module *b, uint64_t rel_b)
+{
+	struct resolve *r = ctx;
+	uint64_t fa = 0, fb = 0;
+
+
+	return a == b && !a->is_jit && module_load(&r->mc, a) &&
+	       ehhdr_function_start(a, rel_a, &fa) &&
+	       ehhdr_function_start(b, rel_b, &fb) && fa == fb;
+}
 
 int resolve_init(struct resolve *r, const struct resolve_opts *opts,
 		 enum event_arch arch, struct err *err)
@@ -29,6 +44,7 @@ int resolve_init(struct resolve *r, const struct resolve_opts *opts,
 	jit_init(&r->jit, r->opts.jit_dirs, r->opts.nr_jit_dirs);
 	uopts.max_frames = r->opts.max_frames;
 	uopts.no_fp = r->opts.no_fp;
+	uopts.max_scan = r->opts.max_scan;
 	if (unwinder_init(&r->uw, r->arch, &r->mc, &uopts) < 0)
 		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "unwinder");
 	r->sf = mem_zalloc(r->uw.opts.max_frames * 2, sizeof(*r->sf));
@@ -36,7 +52,11 @@ int resolve_init(struct resolve *r, const struct resolve_opts *opts,
 	if (!r->sf || !r->sf2)
 		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "stitching");
 	if (!r->opts.no_stitch) {
-		r->st = stitcher_new(&r->opts.stitch);
+		struct stitch_opts so = r->opts.stitch;
+
+		so.same_function = resolve_same_function;
+		so.ctx = r;
+		r->st = stitcher_new(&so);
 		if (!r->st)
 			return err_set(err, ERR_NOMEM, ERR_NO_OFF, "root cache");
 	}
@@ -197,6 +217,7 @@ static bool resolve_is_root(const struct sym_loc *loc)
 	static const char *const roots[] = {
 		"_start", "__libc_start_main", "start_thread", "clone",
 		"clone3", "__clone", "__clone3", "thread_start",
+		"_dl_start_user",
 	};
 	const char *name = loc && loc->nr ? loc->e[loc->nr - 1].name : NULL;
 	size_t i;
@@ -251,8 +272,9 @@ static void resolve_validate(struct resolve *r, uint64_t key,
 {
 	struct event_sample cut = *s;
 	struct unwind_result ur;
+	struct stitch_walk w;
+	struct stitch_result res;
 	uint64_t window;
-	bool rooted, stale;
 	unsigned n, i;
 
 	window = (r->sf[nr / 2].sp - r->sf[0].sp) & ~7ull;
@@ -264,13 +286,15 @@ static void resolve_validate(struct resolve *r, uint64_t key,
 		return;
 	r->stats.validate_tried++;
 	resolve_copy_frames(&ur, r->sf2);
-	n = stitcher_complete(r->st, key, r->seq, r->sf2, ur.nr,
-			      r->sf2 + ur.nr, r->uw.opts.max_frames * 2 - ur.nr,
-			      &rooted, &stale);
+	w.f = r->sf2;
+	w.nr = ur.nr;
+	w.outer_cfa = ur.end_cfa;
+	n = stitcher_complete(r->st, key, r->seq, &w, r->sf2 + ur.nr,
+			      r->uw.opts.max_frames * 2 - ur.nr, &res);
 	if (!n)
 		return;
 	r->stats.validate_stitched++;
-	if (ur.nr + n != nr || !rooted)
+	if (ur.nr + n != nr || !res.rooted)
 		return;
 	for (i = 0; i < nr; i++)
 		if (r->sf2[i].pc != r->sf[i].pc || r->sf2[i].sp != r->sf[i].sp)
@@ -302,8 +326,8 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 	uint64_t key = resolve_thread_key(r, ev->tid);
 	struct resolve_jit_ctx jc = { r, ev->pid, ev->time };
 	struct unwind_result ur;
+	struct stitch_result res = { 0 };
 	unsigned i, n = 0;
-	bool rooted = false, stale = false;
 
 	r->uw.jit = resolve_jit_cfi;
 	r->uw.jit_ctx = &jc;
@@ -327,11 +351,14 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 	}
 	if (ur.end == END_WINDOW) {
 		r->stats.window_ends++;
-		if (r->st)
-			n = stitcher_complete(r->st, key, r->seq, r->sf, ur.nr,
+		if (r->st) {
+			struct stitch_walk w = { r->sf, ur.nr, ur.end_cfa };
+
+			n = stitcher_complete(r->st, key, r->seq, &w,
 					      r->sf + ur.nr,
 					      r->uw.opts.max_frames * 2 - ur.nr,
-					      &rooted, &stale);
+					      &res);
+		}
 	}
 	for (i = 0; i < n; i++)
 		if (resolve_push(r, nr, r->sf[ur.nr + i].pc, FRAME_STITCHED,
@@ -339,9 +366,10 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 			return -1;
 	if (n) {
 		r->stats.stitched++;
-		r->stats.stitched_rooted += rooted;
-		r->stats.stitched_stale += stale;
-		if (rooted)
+		r->stats.stitched_rooted += res.rooted;
+		r->stats.stitched_stale += res.stale;
+		r->stats.stitched_joined += res.joined;
+		if (res.rooted)
 			out->end = END_ROOT;
 	}
 	/* A walk that stops in a thread's first function is done. */

@@ -28,6 +28,7 @@ struct resolve_opts {
 	bool no_kernel;          /* drop kernel frames */
 	bool no_fp;              /* no frame-pointer fallback */
 	unsigned max_frames;     /* 0: 1024 */
+	unsigned max_scan;       /* scanned frames per sample, 0: none */
 	const char *kallsyms;    /* kernel symbols file, or NULL for none */
 	const char *const *buildid_dirs;
 	unsigned nr_buildid_dirs;
@@ -49,6 +50,8 @@ struct resolve_stats {
 	uint64_t stitched;        /* ... completed from the root cache */
 	uint64_t stitched_rooted; /* ... up to the thread's root */
 	uint64_t stitched_stale;  /* ... through frames popped since seen */
+	uint64_t stitched_joined; /* ... through the outermost frame's
+				   * activation seen at another call site */
 	uint64_t jit_frames;      /* frames named from JIT information */
 	/* --validate-stitch: complete stacks cut short and stitched again */
 	uint64_t validate_tried;

@@ -18,8 +18,8 @@
 #define ST_NONE UINT32_MAX
 #define ST_HIST_MAX 8192
 #define ST_CHAIN_MAX 65536
-/* What a node costs: the node and its share of the hash table. */
-#define ST_NODE_BYTES 96
+/* What a node costs: the node and its share of the hash tables. */
+#define ST_NODE_BYTES 128
 
 struct st_node {
 	uint64_t pc, sp;
@@ -45,6 +45,8 @@ struct st_hist {
 struct st_thread {
 	uint64_t key;
 	struct hashmap index;   /* key of (pc, sp) -> slot + 1 */
+	struct hashmap by_cfa;  /* key of (sp, caller's sp) -> slot + 1 of
+				 * the last node linked so */
 	struct st_node *nodes;
 	size_t nr, alloc;       /* slots in use / allocated */
 	uint32_t free_head;     /* free slots chained through parent */
@@ -64,6 +66,11 @@ struct stitcher {
 static uint64_t st_key(uint64_t pc, uint64_t sp)
 {
 	return hashmap_mix(pc) ^ (sp * 0x9e3779b97f4a7c15ULL);
+}
+
+static uint64_t st_cfa_key(uint64_t sp, uint64_t cfa)
+{
+	return hashmap_mix(sp) ^ (cfa * 0xc2b2ae3d27d4eb4fULL);
 }
 
 struct stitcher *stitcher_new(const struct stitch_opts *opts)
@@ -87,6 +94,7 @@ static void st_thread_free(struct stitcher *st, struct st_thread *t)
 {
 	st->live -= t->live;
 	hashmap_release(&t->index);
+	hashmap_release(&t->by_cfa);
 	free(t->nodes);
 	free(t->hist);
 	free(t);
@@ -356,6 +364,11 @@ int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
 				n->parent = prev;
 				n->parent_gen = prev_gen;
 				n->link_first = n->link_last = seq;
+				if (hashmap_put(&t->by_cfa,
+						st_cfa_key(n->sp, f[i + 1].sp),
+						(void *)(uintptr_t)(n - t->nodes +
+								    1)) < 0)
+					return -1;
 			}
 			n->rooted = false;
 		}
@@ -372,17 +385,44 @@ static bool st_link_other(const struct st_node *n, uint32_t seq)
 	return !(n->link_first == seq && n->link_last == seq);
 }
 
+/*
+ * The activation of outer's function at outer's sp, seen at another call
+ * site with its caller at cfa and linked by some sample other than seq.
+ */
+static struct st_node *st_same_activation(struct stitcher *st,
+					  struct st_thread *t,
+					  const struct st_node *outer,
+					  uint64_t cfa, uint32_t seq)
+{
+	struct st_node *n, *p;
+	void *v;
+
+	if (!cfa || !st->opts.same_function ||
+	    !hashmap_get(&t->by_cfa, st_cfa_key(outer->sp, cfa), &v) ||
+	    (uintptr_t)v - 1 >= t->nr)
+		return NULL;
+	n = &t->nodes[(uintptr_t)v - 1];
+	p = n->used ? st_parent(t, n) : NULL;
+	if (!p || n == outer || n->sp != outer->sp || p->sp != cfa ||
+	    !st_link_other(n, seq) || !n->mod || !outer->mod ||
+	    !st->opts.same_function(st->opts.ctx, n->mod, n->rel, outer->mod,
+				    outer->rel))
+		return NULL;
+	return n;
+}
+
 unsigned stitcher_complete(struct stitcher *st, uint64_t thread, uint32_t seq,
-			   const struct stitch_frame *f, unsigned nr,
-			   struct stitch_frame *out, unsigned max, bool *rooted,
-			   bool *stale)
+			   const struct stitch_walk *w,
+			   struct stitch_frame *out, unsigned max,
+			   struct stitch_result *res)
 {
 	struct st_thread *t = st_thread(st, thread, false);
+	const struct stitch_frame *f = w->f;
+	unsigned nr = w->nr, k, n_out = 0;
 	struct st_node *outer, *n, *p;
 	uint64_t last_sp;
-	unsigned k, n_out = 0;
 
-	*rooted = *stale = false;
+	memset(res, 0, sizeof(*res));
 	if (!t || nr < st->opts.k_min)
 		return 0;
 	/* The walk's outermost frames must be cached and linked as it saw
@@ -397,14 +437,20 @@ unsigned stitcher_complete(struct stitcher *st, uint64_t thread, uint32_t seq,
 		    !st_link_other(n, seq))
 			return 0;
 	}
-	last_sp = f[nr - 1].sp;
 	p = outer;
-	for (n = st_parent(t, outer); n && n_out < max && n_out < ST_CHAIN_MAX;
+	if (!st_parent(t, outer) || !st_link_other(outer, seq)) {
+		p = st_same_activation(st, t, outer, w->outer_cfa, seq);
+		if (!p)
+			return 0;
+		res->joined = true;
+	}
+	last_sp = f[nr - 1].sp;
+	for (n = st_parent(t, p); n && n_out < max && n_out < ST_CHAIN_MAX;
 	     p = n, n = st_parent(t, n)) {
 		if (n->sp <= last_sp || !st_link_other(p, seq))
 			break;   /* a loop, or nothing but this sample says so */
 		if (st_stale(t, n))
-			*stale = true;
+			res->stale = true;
 		out[n_out].pc = n->pc;
 		out[n_out].sp = n->sp;
 		out[n_out].mod = n->mod;
@@ -414,12 +460,15 @@ unsigned stitcher_complete(struct stitcher *st, uint64_t thread, uint32_t seq,
 		n_out++;
 		last_sp = n->sp;
 		if (n->rooted) {
-			*rooted = true;
+			res->rooted = true;
 			break;
 		}
 	}
-	if (*stale && st->opts.refuse_stale)
-		return 0;
+	if (res->stale && st->opts.refuse_stale)
+		n_out = 0;
+	res->nr = n_out;
+	if (!n_out)
+		res->rooted = res->joined = res->stale = false;
 	return n_out;
 }
 

@@ -9,6 +9,10 @@
  * as the walk saw them by another sample (K >= 2); the cached callers
  * beyond them are then appended, marked FRAME_STITCHED, up to a node that
  * was the outermost frame of a walk that reached the thread's root.
+ * When the outermost frame itself has no caller link (no sample saw its
+ * caller while it was at this call site), a frame of the same function at
+ * the same sp whose caller sits at the walk's CFA is the same activation
+ * seen at another call site; its caller link is used ("joined").
  * Algorithm and pitfalls: shared/reference/stitching-jit.md, section 7.5.
  *
  * Nodes record which samples asserted their caller link (so a sample never
@@ -32,6 +36,11 @@ struct module;
 
 struct stitch_opts {
 	unsigned k_min;             /* consecutive frames that must match (2) */
+	/* Whether two code addresses lie in the same function; NULL: never
+	 * join activations across call sites. */
+	bool (*same_function)(void *ctx, struct module *a, uint64_t rel_a,
+			      struct module *b, uint64_t rel_b);
+	void *ctx;
 	size_t max_thread_nodes;    /* per thread (default 65536) */
 	size_t max_nodes;           /* overall (default: 64 MiB worth) */
 	bool refuse_stale;          /* never use a popped frame's link */
@@ -79,18 +88,32 @@ int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
 		     const struct stitch_frame *f, unsigned nr,
 		     enum end_reason end);
 
+/* A truncated walk: frames f, leaf first; the outermost one's CFA (its
+ * caller's sp) when the unwinder computed it before the copy ran out. */
+struct stitch_walk {
+	const struct stitch_frame *f;
+	unsigned nr;
+	uint64_t outer_cfa;         /* 0: unknown */
+};
+
+struct stitch_result {
+	unsigned nr;                /* frames appended */
+	bool rooted;                /* they reach a root */
+	bool stale;                 /* a popped frame's link was used */
+	bool joined;                /* through the same activation seen at
+				     * another call site */
+};
+
 /*
- * Looks for the callers of a truncated walk (frames f, leaf first) of
- * sample seq.  Fills out[] (at most max) with the stitched frames,
- * innermost first, sets *rooted when they reach a root and *stale when a
- * popped frame's link was used.  Every link followed must have been seen
- * by a sample other than seq.  Returns the number of frames, 0 when
- * nothing matched.  Does not change the cache.
+ * Looks for the callers of truncated walk w of sample seq.  Fills out[]
+ * (at most max) with the stitched frames, innermost first, and *res.
+ * Every link followed must have been seen by a sample other than seq.
+ * Returns res->nr, 0 when nothing matched.  Does not change the cache.
  */
 unsigned stitcher_complete(struct stitcher *st, uint64_t thread, uint32_t seq,
-			   const struct stitch_frame *f, unsigned nr,
-			   struct stitch_frame *out, unsigned max, bool *rooted,
-			   bool *stale);
+			   const struct stitch_walk *w,
+			   struct stitch_frame *out, unsigned max,
+			   struct stitch_result *res);
 
 /* The thread's life is over: drop its frames. */
 void stitcher_forget(struct stitcher *st, uint64_t thread);

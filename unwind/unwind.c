@@ -2,10 +2,11 @@
  * unwind.c - the per-sample stack walk.
  *
  * Strategy per frame (shared/reference/stitching-jit.md section 7.2):
- * module CFI (.eh_frame, then .debug_frame) evaluated by cfi_apply();
- * where no CFI covers the pc, a validated frame-pointer step (7.3); else
- * stop.  Every frame records how it was found; every walk ends with one
- * reason (7.4).
+ * module CFI (.eh_frame, then .debug_frame) or a jitdump's CFI, evaluated
+ * by cfi_apply(); where none covers the pc, the PLT rule for stubs, a
+ * validated frame-pointer step (7.3), then a bounded, validated stack
+ * scan; else stop.  Every frame records how it was found; every walk ends
+ * with one reason (7.4).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "unwind/aspace.h"
 #include "unwind/cfi.h"
 #include "unwind/module.h"
+#include "unwind/x86insn.h"
 
 static void PRINTF_LIKE(2, 3) uw_trace(struct unwinder *u, const char *fmt,
 				       ...)
@@ -32,6 +34,27 @@ static void PRINTF_LIKE(2, 3) uw_trace(struct unwinder *u, const char *fmt,
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	u->trace(u->trace_ctx, line);
+}
+
+/* One trace line with the row's register rules ("r6=u": undefined). */
+static void uw_trace_rules(struct unwinder *u, const struct cfi_row *row)
+{
+	static const char kinds[] = "suoOrEe";  /* enum cfi_rule_kind order */
+	char line[400];
+	size_t n = 0;
+	unsigned i;
+
+	for (i = 0; i < row->nr && n + 32 < sizeof(line); i++) {
+		const struct cfi_rule *r = &row->rules[i];
+
+		n += (size_t)snprintf(line + n, sizeof(line) - n, " r%u=%c%+lld",
+				      r->reg,
+				      r->kind < sizeof(kinds) - 1 ?
+					      kinds[r->kind] : '?',
+				      (long long)r->off);
+	}
+	line[n] = '\0';
+	uw_trace(u, "  rules:%s", line);
 }
 
 int unwinder_init(struct unwinder *u, const struct regs_arch *arch,
@@ -127,6 +150,88 @@ static bool uw_fp_step(struct unwinder *u, const struct uw_mem *mem,
 	return true;
 }
 
+/* The PLT rule: pc (module m, ELF address rel) lies in a PLT entry, which
+ * has pushed a known number of words on top of its return address. */
+static bool uw_plt_step(struct unwinder *u, const struct uw_mem *mem,
+			struct module *m, uint64_t rel, const struct regs *in,
+			struct regs *out, enum end_reason *why)
+{
+	const struct regs_arch *a = u->arch;
+	const struct module_plt *plt;
+	uint8_t code[32];
+	uint64_t entry, sp, slot, ra;
+	size_t len;
+	int pushed;
+
+	if (a->arch != EVENT_ARCH_X86_64 || !m || m->is_jit ||
+	    !(plt = module_plt_find(m, rel)))
+		return false;
+	entry = plt->lo + (rel - plt->lo) / plt->entsize * plt->entsize;
+	len = plt->hi - entry < sizeof(code) ? plt->hi - entry : sizeof(code);
+	if (plt->entsize > len || !module_read(m, entry, code, len))
+		return false;
+	pushed = x86insn_plt_pushed(code, len, rel - entry);
+	if (pushed < 0)
+		return false;
+	sp = in->r[a->sp];
+	slot = sp + (uint64_t)pushed;
+	if (slot < mem->lo || slot + 8 > mem->hi) {
+		if (mem->full && slot >= mem->lo)
+			*why = END_WINDOW;
+		return false;
+	}
+	memcpy(&ra, mem->stack + (slot - mem->lo), 8);
+	*out = *in;
+	regs_set(out, a->sp, slot + 8);
+	regs_set(out, a->pc, ra);
+	return true;
+}
+
+/* True when addr looks like a return address: in a file-backed code
+ * mapping, right after a CALL instruction. */
+static bool uw_is_return_address(struct unwinder *u,
+				 const struct aspace_maps *maps, uint64_t addr)
+{
+	const struct aspace_map *map = aspace_maps_find(maps, addr - 1);
+	uint8_t before[X86INSN_CALL_MAX];
+	uint64_t rel;
+	int32_t rel32;
+	bool direct;
+
+	if (!map || addr < 4096 || !module_load(u->mc, map->mod) ||
+	    map->mod->status == MODULE_NO_FILE ||
+	    !module_offset_to_vaddr(map->mod, addr - map->start + map->pgoff,
+				    &rel) ||
+	    rel < sizeof(before) ||
+	    !module_read(map->mod, rel - sizeof(before), before,
+			 sizeof(before)))
+		return false;
+	return x86insn_call_before(before, sizeof(before), &direct, &rel32);
+}
+
+/*
+ * V8's unwinding info (jitdump, --perf-prof) claims rbp saved at CFA - 16
+ * from a function's first instruction on, before the push.  A save slot
+ * below the frame's stack pointer cannot hold a saved value yet, so the
+ * register still has the caller's value.
+ */
+static void uw_jit_fp_fixup(const struct regs_arch *a,
+			    const struct cfi_row *row, uint64_t cfa,
+			    const struct regs *cur, struct regs *next)
+{
+	unsigned i;
+
+	if (regs_has(next, a->fp) || !regs_has(cur, a->fp))
+		return;
+	for (i = 0; i < row->nr; i++) {
+		const struct cfi_rule *r = &row->rules[i];
+
+		if (r->reg == a->fp && r->kind == CFI_OFFSET &&
+		    cfa + (uint64_t)r->off < cur->r[a->sp])
+			regs_set(next, a->fp, cur->r[a->fp]);
+	}
+}
+
 /* Fills frame f for pc; the mapping is looked up at lookup_pc. */
 static void uw_locate(struct unwinder *u, const struct aspace_maps *maps,
 		      struct unwind_frame *f, uint64_t pc, uint64_t lookup_pc)
@@ -162,6 +267,122 @@ static void uw_locate(struct unwinder *u, const struct aspace_maps *maps,
 	f->mod = map->mod;
 }
 
+/*
+ * The two-frame confirmation of a scan candidate: one more step from it,
+ * by CFI or a validated frame pointer, must reach the root or another
+ * return address above it.
+ */
+static bool uw_scan_confirm(struct unwinder *u, const struct aspace_maps *maps,
+			    struct uw_mem *mem, const struct regs *cand)
+{
+	const struct regs_arch *a = u->arch;
+	struct cfi_mem cmem = { uw_read, mem };
+	struct unwind_frame f;
+	const struct cfi_row *row;
+	struct regs next;
+	enum end_reason why;
+	uint64_t cfa, fa;
+
+	uw_locate(u, maps, &f, cand->r[a->pc], cand->r[a->pc] - 1);
+	row = f.mod ? cfi_find(f.mod, a, f.rel) : NULL;
+	if (row) {
+		enum cfi_step st = cfi_apply(a, row, cand, &next, &cfa, &cmem,
+					     &fa);
+
+		if (st == CFI_STEP_ROOT)
+			return true;
+		if (st != CFI_STEP_OK)
+			return false;
+	} else if (u->opts.no_fp || !uw_fp_step(u, mem, cand, &next, &why)) {
+		return false;
+	}
+	return next.r[a->pc] == 0 ||
+	       (regs_has(&next, a->sp) && next.r[a->sp] > cand->r[a->sp] &&
+		uw_is_return_address(u, maps, next.r[a->pc]));
+}
+
+/*
+ * A bounded stack scan (section 7.2, step 6): the first word above sp that
+ * is a return address after a CALL and whose own frame checks out.  The
+ * frame pointer is recovered as Breakpad does: the word below the slot
+ * when the callee's rbp pointed there, else the callee's rbp if it still
+ * lies above the new sp.
+ */
+static bool uw_scan_step(struct unwinder *u, const struct aspace_maps *maps,
+			 struct uw_mem *mem, const struct regs *in,
+			 struct regs *out, bool leaf)
+{
+	const struct regs_arch *a = u->arch;
+	unsigned words = leaf ? UNWIND_SCAN_WORDS_LEAF : UNWIND_SCAN_WORDS, i;
+	uint64_t sp = in->r[a->sp];
+
+	if (a->arch != EVENT_ARCH_X86_64 || sp < mem->lo)
+		return false;
+	for (i = 0; i < words; i++) {
+		uint64_t slot = sp + 8ull * i, cand, fp;
+		struct regs trial;
+
+		if (slot + 8 > mem->hi)
+			break;
+		memcpy(&cand, mem->stack + (slot - mem->lo), 8);
+		if (!uw_is_return_address(u, maps, cand))
+			continue;
+		trial = *in;
+		regs_set(&trial, a->sp, slot + 8);
+		regs_set(&trial, a->pc, cand);
+		if (regs_has(in, a->fp) && in->r[a->fp] == slot - 8 &&
+		    slot - 8 >= mem->lo) {
+			memcpy(&fp, mem->stack + (slot - 8 - mem->lo), 8);
+			regs_set(&trial, a->fp, fp);
+		} else if (!regs_has(in, a->fp) || in->r[a->fp] < slot + 8) {
+			trial.valid &= ~(1ull << a->fp);
+		}
+		uw_trace(u, "  scan: candidate %#llx at sp+%u",
+			 (unsigned long long)cand, 8 * i);
+		if (uw_scan_confirm(u, maps, mem, &trial)) {
+			*out = trial;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Where no CFI covers frame f: the PLT rule, a frame-pointer step, a scan.
+ * Returns the origin of the caller frame, or -1 with *why set.
+ */
+static int uw_recover(struct unwinder *u, const struct aspace_maps *maps,
+		      struct uw_mem *mem, const struct unwind_frame *f,
+		      const struct regs *cur, struct regs *next, bool leaf,
+		      unsigned *scans, enum end_reason *why)
+{
+	*why = END_NO_CFI;
+	if (uw_plt_step(u, mem, f->mod, f->rel, cur, next, why)) {
+		u->stub_steps++;
+		return FRAME_STUB;
+	}
+	if (*why == END_WINDOW)
+		return -1;
+	if (!u->opts.no_fp) {
+		if (uw_fp_step(u, mem, cur, next, why)) {
+			u->fp_steps++;
+			return FRAME_FP;
+		}
+		u->fp_rejected++;
+		if (*why == END_WINDOW)
+			return -1;
+	}
+	if (*scans < u->opts.max_scan && f->mod && !f->mod->is_jit) {
+		if (uw_scan_step(u, maps, mem, cur, next, leaf)) {
+			(*scans)++;
+			u->scan_steps++;
+			return FRAME_SCAN;
+		}
+		u->scan_rejected++;
+	}
+	return -1;
+}
+
 void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 		   const struct event_sample *s, struct unwind_result *res)
 {
@@ -170,7 +391,7 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 	struct uw_mem mem;
 	struct cfi_mem cmem = { uw_read, &mem };
 	bool activation = true;
-	unsigned nr = 0;
+	unsigned nr = 0, scans = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->frames = u->frames;
@@ -213,6 +434,8 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 				 (unsigned long long)row->end, row->cfa_reg,
 				 (long long)row->cfa_off,
 				 row->cfa_expr ? " (expr)" : "", row->ra, row->nr);
+		if (row && u->trace)
+			uw_trace_rules(u, row);
 		if (nr >= u->opts.max_frames) {
 			res->end = END_MAX_DEPTH;
 			break;
@@ -228,6 +451,8 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 			if (st == CFI_STEP_READ_FAIL) {
 				res->end = uw_read_failure(&mem, fa);
 				res->end_addr = fa;
+				if (res->end == END_WINDOW && cfa > sp)
+					res->end_cfa = cfa;
 				break;
 			}
 			if (st != CFI_STEP_OK)
@@ -240,6 +465,8 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 				res->end_addr = pc;
 				break;
 			}
+			if (f->mod->is_jit)
+				uw_jit_fp_fixup(a, row, cfa, &cur, &next);
 			u->frames[nr].origin = f->mod->is_jit ? FRAME_JIT :
 					       row->source == CFI_SRC_EH ?
 						       FRAME_CFI_EH :
@@ -247,13 +474,12 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 			/* A signal frame's caller pc is exact. */
 			activation = row->signal;
 		} else {
-			why = END_NO_CFI;
-			if (u->opts.no_fp ||
-			    !uw_fp_step(u, &mem, &cur, &next, &why)) {
-				if (!u->opts.no_fp)
-					u->fp_rejected++;
-				/* No file behind a mapping: say so. */
-				if (f->map_path && !f->mod && why != END_WINDOW)
+			int origin = uw_recover(u, maps, &mem, f, &cur, &next,
+						nr == 1, &scans, &why);
+
+			if (origin < 0) {
+				/* No file behind the code: say so. */
+				if (!f->mod && why != END_WINDOW)
 					why = END_NO_MODULE;
 				res->end = why;
 				res->end_mod = f->mod;
@@ -262,8 +488,7 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 					f->mod->no_cfi++;
 				break;
 			}
-			u->fp_steps++;
-			u->frames[nr].origin = FRAME_FP;
+			u->frames[nr].origin = (uint8_t)origin;
 			activation = false;
 		}
 		if (next.r[a->pc] == 0) {

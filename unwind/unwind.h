@@ -4,8 +4,9 @@
  *
  * Memory is read only from the copied window [sp, sp + dyn_size) and from
  * the modules' files.  Each caller frame is looked up at its return
- * address - 1 (except after a signal frame); a frame-pointer step is tried
- * only where no CFI covers the pc, and only if it validates.
+ * address - 1 (except after a signal frame).  Where no CFI covers the pc
+ * the walk tries, in order, the PLT rule, a validated frame-pointer step
+ * and a budgeted stack scan (stitching-jit.md sections 7.2 and 7.3).
  */
 #ifndef RESTACK_UNWIND_UNWIND_H
 #define RESTACK_UNWIND_UNWIND_H
@@ -22,9 +23,14 @@ struct modcache;
 struct module;
 
 #define UNWIND_MAX_FRAMES_DEFAULT 1024
+#define UNWIND_SCAN_DEFAULT 2      /* scanned frames per sample */
+#define UNWIND_SCAN_WORDS 40       /* words a scan examines */
+#define UNWIND_SCAN_WORDS_LEAF 160 /* ... when scanning from the leaf */
 
 struct unwind_opts {
 	unsigned max_frames;    /* 0: UNWIND_MAX_FRAMES_DEFAULT */
+	unsigned max_scan;      /* frames found by scanning per sample;
+				 * 0: never scan */
 	bool no_fp;             /* never use frame-pointer steps */
 };
 
@@ -56,6 +62,9 @@ struct unwinder {
 	/* counts over all walks */
 	uint64_t cfi_rows_bad;         /* rows we could not evaluate */
 	uint64_t fp_steps, fp_rejected;
+	uint64_t stub_steps;
+	uint64_t scan_steps, scan_rejected; /* scans that found a frame,
+					     * scans that found none */
 };
 
 /* Returns 0, or -1 when out of memory. */
@@ -69,6 +78,9 @@ struct unwind_result {
 	uint8_t end;                   /* enum end_reason */
 	struct module *end_mod;        /* where NO_CFI / NO_MODULE happened */
 	uint64_t end_addr;             /* a failed read, or the bad pc */
+	uint64_t end_cfa;              /* END_WINDOW: the outermost frame's
+					* CFA (its caller's sp) when known,
+					* else 0 */
 };
 
 /*

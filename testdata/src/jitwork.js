@@ -1,0 +1,36 @@
+// jitwork.js - a CPU-bound node workload for restack's JIT tests: recursion,
+// sorting with a JS comparator and string building, for about SECONDS
+// seconds (first argument, default 4).
+'use strict';
+
+function fib(n) {
+	return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+function sortMany(n) {
+	const a = [];
+	for (let j = 0; j < n; j++)
+		a.push((j * 7919) % 1000);
+	a.sort((x, y) => x - y);
+	return a.length;
+}
+
+function buildString(n) {
+	let s = '';
+	for (let j = 0; j < n; j++)
+		s += String.fromCharCode(97 + (j % 26));
+	return s.length;
+}
+
+function work(seconds) {
+	const end = Date.now() + seconds * 1000;
+	let s = 0;
+	while (Date.now() < end) {
+		s += fib(22);
+		s += sortMany(20000);
+		s += buildString(5000);
+	}
+	return s;
+}
+
+console.log(work(Number(process.argv[2] || 4)) > 0 ? 'done' : 'none');

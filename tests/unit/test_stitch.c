@@ -1,0 +1,184 @@
+/*
+ * test_stitch.c - the per-thread root cache: joining a truncated walk to
+ * outer frames other samples saw, the two-frame match, a sample never
+ * confirming itself, joining an activation seen at another call site, and
+ * the memory bound.
+ */
+#include <string.h>
+
+#include "tests/harness.h"
+#include "unwind/stitch.h"
+
+/* Stand-ins for modules: the stitcher only stores and compares them. */
+static char mod_a[1];
+#define MOD_A ((struct module *)mod_a)
+
+/* Functions are 0x100 bytes long in these tests. */
+static bool same_function(void *ctx, struct module *a, uint64_t rel_a,
+			  struct module *b, uint64_t rel_b)
+{
+	(void)ctx;
+	return a == b && rel_a >> 8 == rel_b >> 8;
+}
+
+/* Fills f[] from pairs of (pc, sp); all in MOD_A, rel = pc. */
+static unsigned frames(struct stitch_frame *f, const uint64_t *pcsp,
+		       unsigned nr)
+{
+	unsigned i;
+
+	memset(f, 0, nr * sizeof(*f));
+	for (i = 0; i < nr; i++) {
+		f[i].pc = f[i].addr = f[i].rel = pcsp[2 * i];
+		f[i].sp = pcsp[2 * i + 1];
+		f[i].mod = MOD_A;
+	}
+	return nr;
+}
+
+static unsigned complete(struct stitcher *st, uint64_t thread, uint32_t seq,
+			 const uint64_t *pcsp, unsigned nr, uint64_t cfa,
+			 struct stitch_frame *out, struct stitch_result *res)
+{
+	struct stitch_frame f[16];
+	struct stitch_walk w = { f, frames(f, pcsp, nr), cfa };
+
+	return stitcher_complete(st, thread, seq, &w, out, 16, res);
+}
+
+static void observe(struct stitcher *st, uint64_t thread, uint32_t seq,
+		    const uint64_t *pcsp, unsigned nr, enum end_reason end)
+{
+	struct stitch_frame f[16];
+
+	CHECK(stitcher_observe(st, thread, seq, f, frames(f, pcsp, nr),
+			       end) == 0, "observe sample %u", seq);
+}
+
+static void test_join(void)
+{
+	static const uint64_t full[] = { 0x10, 0x100, 0x20, 0x200,
+					 0x30, 0x300, 0x40, 0x400 };
+	static const uint64_t cut[] = { 0x11, 0x80, 0x20, 0x200, 0x30, 0x300 };
+	static const uint64_t other[] = { 0x12, 0x80, 0x21, 0x200,
+					  0x30, 0x300 };
+	struct stitcher *st = stitcher_new(NULL);
+	struct stitch_frame out[16];
+	struct stitch_result res;
+	unsigned n;
+
+	CHECK(st != NULL, "a stitcher");
+	observe(st, 1, 1, full, 4, END_ROOT);
+	observe(st, 1, 2, cut, 3, END_WINDOW);
+	n = complete(st, 1, 2, cut, 3, 0, out, &res);
+	CHECK(n == 1 && out[0].pc == 0x40 && out[0].sp == 0x400 &&
+		      res.rooted && !res.joined && res.nr == 1,
+	      "a cut walk gets the outer frame another sample saw");
+	/* The two outermost frames must be linked as the walk saw them:
+	 * (0x21, 0x200) was never seen calling from there. */
+	n = complete(st, 1, 3, other, 3, 0, out, &res);
+	CHECK_EQ_U64(n, 0, "a walk whose two outer frames are unknown "
+			   "together is left alone");
+	CHECK_EQ_U64(complete(st, 2, 2, cut, 3, 0, out, &res), 0,
+		     "another thread's cache is not used");
+	stitcher_free(st);
+}
+
+static void test_self(void)
+{
+	static const uint64_t walk[] = { 1, 0x10, 2, 0x20, 3, 0x30 };
+	static const uint64_t root[] = { 3, 0x30, 4, 0x40 };
+	struct stitcher *st = stitcher_new(NULL);
+	struct stitch_frame out[16];
+	struct stitch_result res;
+
+	observe(st, 7, 10, walk, 3, END_WINDOW);
+	observe(st, 7, 12, root, 2, END_ROOT);
+	CHECK_EQ_U64(complete(st, 7, 10, walk, 3, 0, out, &res), 0,
+		     "a link only the sample itself made does not count");
+	CHECK_EQ_U64(complete(st, 7, 11, walk, 3, 0, out, &res), 1,
+		     "the same link counts for another sample");
+	CHECK(res.rooted && out[0].pc == 4, "... and reaches the root");
+	stitcher_free(st);
+}
+
+static void test_activation(void)
+{
+	/* main's frame at sp 0x600 (function 0x200), its caller at 0x900.
+	 * A complete sample saw main at call site 0x205; cut walks stop in
+	 * main at call site 0x2a0, the caller out of reach. */
+	static const uint64_t full[] = { 0x110, 0x500, 0x205, 0x600,
+					 0x300, 0x900 };
+	static const uint64_t cut[] = { 0x150, 0x300, 0x160, 0x400,
+					0x2a0, 0x600 };
+	static const uint64_t cut_other_fn[] = { 0x151, 0x300, 0x161, 0x400,
+						 0x3a0, 0x600 };
+	struct stitch_opts o = { 0 };
+	struct stitcher *plain = stitcher_new(NULL), *st;
+	struct stitch_frame out[16];
+	struct stitch_result res;
+	unsigned n;
+
+	o.same_function = same_function;
+	st = stitcher_new(&o);
+	observe(plain, 1, 20, full, 3, END_ROOT);
+	observe(plain, 1, 21, cut, 3, END_WINDOW);
+	observe(plain, 1, 22, cut, 3, END_WINDOW);
+	CHECK_EQ_U64(complete(plain, 1, 21, cut, 3, 0x900, out, &res), 0,
+		     "without a function test, call sites are not joined");
+	stitcher_free(plain);
+
+	observe(st, 1, 20, full, 3, END_ROOT);
+	observe(st, 1, 21, cut, 3, END_WINDOW);
+	observe(st, 1, 22, cut, 3, END_WINDOW);
+	observe(st, 1, 23, cut_other_fn, 3, END_WINDOW);
+	observe(st, 1, 24, cut_other_fn, 3, END_WINDOW);
+	n = complete(st, 1, 21, cut, 3, 0x900, out, &res);
+	CHECK(n == 1 && out[0].pc == 0x300 && out[0].sp == 0x900 &&
+		      res.joined && res.rooted,
+	      "the activation seen at another call site gives the caller");
+	CHECK_EQ_U64(complete(st, 1, 21, cut, 3, 0x800, out, &res), 0,
+		     "not when the walk's CFA is elsewhere");
+	CHECK_EQ_U64(complete(st, 1, 21, cut, 3, 0, out, &res), 0,
+		     "not when the walk's CFA is unknown");
+	CHECK_EQ_U64(complete(st, 1, 23, cut_other_fn, 3, 0x900, out, &res), 0,
+		     "not for another function at the same sp");
+	stitcher_free(st);
+}
+
+static void test_bounds(void)
+{
+	struct stitch_opts o = { 0 };
+	struct stitch_counters c;
+	struct stitcher *st;
+	uint64_t walk[2 * 8];
+	uint32_t seq;
+	unsigned i;
+
+	o.max_thread_nodes = 64;
+	st = stitcher_new(&o);
+	for (seq = 1; seq <= 200; seq++) {
+		for (i = 0; i < 8; i++) {
+			walk[2 * i] = 0x1000 + seq * 16 + i;
+			walk[2 * i + 1] = 0x8000 + i * 0x100;
+		}
+		observe(st, 3, seq, walk, 8, END_WINDOW);
+	}
+	stitcher_counters(st, &c);
+	CHECK(c.nodes <= 64 && c.evicted > 0,
+	      "a thread keeps at most its budget (%llu nodes, %llu evicted)",
+	      (unsigned long long)c.nodes, (unsigned long long)c.evicted);
+	stitcher_forget(st, 3);
+	stitcher_counters(st, &c);
+	CHECK_EQ_U64(c.nodes, 0, "forgetting a thread frees its frames");
+	stitcher_free(st);
+}
+
+int main(void)
+{
+	test_join();
+	test_self();
+	test_activation();
+	test_bounds();
+	return done_testing();
+}
