@@ -269,7 +269,10 @@ int cmd_convert(int argc, char **argv)
 	}
 	rc = convert_open(&co);
 	if (rc == 0) {
-		rc = run_capture(&run, &ro, in, convert_add, &co);
+		/* Script output keeps time order; folded stacks are summed. */
+		rc = run_capture(&run, &ro, in,
+				 co.fmt == FMT_SCRIPT ? RUN_ORDERED : 0,
+				 convert_add, &co);
 		if (rc == 0 && stats && !ro.quiet)
 			run_print_stats(&run, stderr);
 		run_free(&run);

@@ -319,6 +319,7 @@ static int run_init_resolver(struct run *run)
 		return -1;
 	}
 	run->res_ready = true;
+	resolve_begin_pass(&run->res, run->first_pass);
 	for (i = 0; i < in->nr_build_ids; i++) {
 		const struct perfdata_build_id *b = &in->build_ids[i];
 
@@ -392,12 +393,13 @@ oom:
 }
 
 /*
- * The first of two passes: with a regular file, the root caches are
- * filled from every sample before any is written, so samples taken before
- * a thread's deep stacks were first seen are completed too.
+ * A further pass over a regular file, with its own reader: a PRESCAN
+ * (fn NULL) or a RETRY.  Returns 0, or -1 after printing the error.
  */
-static int run_prescan(struct run *run)
+static int run_extra_pass(struct run *run, enum resolve_pass pass,
+			  run_sample_fn fn, void *ctx)
 {
+	uint64_t others = run->other_event_samples;
 	struct perfdata_reader *rd;
 	struct err err;
 	int rc;
@@ -407,42 +409,63 @@ static int run_prescan(struct run *run)
 		cmd_report_err(run->path, &err);
 		return -1;
 	}
+	run->first_pass = pass;
 	if (!run->res_ready && run_init_resolver(run) < 0) {
 		perfdata_close(rd);
 		return -1;
 	}
-	resolve_prescan(&run->res);
-	rc = run_pass(run, rd, NULL, NULL);
+	resolve_begin_pass(&run->res, pass);
+	rc = run_pass(run, rd, fn, ctx);
 	perfdata_close(rd);
-	resolve_rewind(&run->res);
-	run->other_event_samples = 0;
-	run->two_pass = rc == 0;
+	run->other_event_samples = others;   /* counted in one pass only */
+	run->passes++;
 	return rc;
 }
 
 int run_capture(struct run *run, const struct run_opts *opts,
-		const char *path, run_sample_fn fn, void *ctx)
+		const char *path, unsigned flags, run_sample_fn fn, void *ctx)
 {
 	const struct perfdata_info *in;
 	struct err err;
+	bool seekable;
 
 	memset(run, 0, sizeof(*run));
 	run->opts = opts;
 	run->path = path;
 	run->event_attr = -1;
+	run->first_pass = RESOLVE_SINGLE;
 	run->rd = perfdata_open(path, NULL, &err);
 	if (!run->rd) {
 		cmd_report_err(path, &err);
 		return -1;
 	}
 	in = perfdata_info(run->rd);
-	if (!opts->no_stitch && strcmp(path, "-") &&
-	    in->file_size != UINT64_MAX && run_prescan(run) < 0)
-		return -1;
+	seekable = strcmp(path, "-") && in->file_size != UINT64_MAX;
+	/*
+	 * Two passes over a regular file, so that a stack cut short before
+	 * the thread's outer frames were first seen is completed too: all
+	 * samples twice when they must come out in order (or for the stitch
+	 * self-check, which wants the caches complete); else only those the
+	 * first pass could not complete.
+	 */
+	if (!opts->no_stitch && seekable &&
+	    ((flags & RUN_ORDERED) || opts->validate_stitch)) {
+		if (run_extra_pass(run, RESOLVE_PRESCAN, NULL, NULL) < 0)
+			return -1;
+		resolve_begin_pass(&run->res, RESOLVE_FINAL);
+	} else if (!opts->no_stitch && seekable) {
+		run->first_pass = RESOLVE_FIRST;
+	}
+	run->passes++;
 	if (run_pass(run, run->rd, fn, ctx) < 0)
 		return -1;
 	if (!run->res_ready && run_init_resolver(run) < 0)
 		return -1;
+	if (resolve_nr_deferred(&run->res)) {
+		run->retried = resolve_nr_deferred(&run->res);
+		if (run_extra_pass(run, RESOLVE_RETRY, fn, ctx) < 0)
+			return -1;
+	}
 	if (run->res.sym.kallsyms_tried &&
 	    !symbolizer_has_kallsyms(&run->res.sym) && !opts->quiet)
 		cmd_error("warning: cannot read kernel symbols from '%s'",
@@ -501,14 +524,16 @@ void run_print_stats(const struct run *run, FILE *f)
 		fprintf(f, "  stitched         %llu of %llu walks that ran out "
 			   "of copied stack (%.2f%%), %llu to the root, %llu "
 			   "through popped frames, %llu joined at another call "
-			   "site; %s\n",
+			   "site; %s%s\n",
 			(unsigned long long)st->stitched,
 			(unsigned long long)st->window_ends,
 			run_pct(st->stitched, st->window_ends),
 			(unsigned long long)st->stitched_rooted,
 			(unsigned long long)st->stitched_stale,
 			(unsigned long long)st->stitched_joined,
-			run->two_pass ? "two passes" : "one pass");
+			run->passes > 1 ? "two passes" : "one pass",
+			run->retried ? " (the second for the samples the first "
+				       "could not complete)" : "");
 		fprintf(f, "  root cache       %llu threads, %llu frames at most "
 			   "(%.1f MiB), %llu evicted, %llu caller changes\n",
 			(unsigned long long)c.threads_seen,

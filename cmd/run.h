@@ -59,19 +59,26 @@ struct run {
 	char capture_dir[4096];          /* where JIT files may sit too */
 	const char *jit_dirs[RUN_MAX_BUILDID_DIRS + 1];
 	int event_attr;                  /* chosen event, -1 until known */
-	bool two_pass;                   /* a first pass filled root caches */
+	enum resolve_pass first_pass;    /* set up when the resolver is */
+	unsigned passes;                 /* over the input: 1 or 2 */
+	uint64_t retried;                /* samples resolved in a RETRY pass */
 	uint64_t other_event_samples;    /* samples of events not chosen */
 };
 
 typedef int (*run_sample_fn)(void *ctx, const struct rsample *s);
 
+/* run_capture() flags */
+#define RUN_ORDERED 1   /* fn needs the samples in time order */
+
 /*
  * Reads path to the end, resolving every sample of the chosen event and
- * passing it to fn.  Returns 0, or -1 after printing the error (the exit
- * status is then EXIT_BAD).  run_free() releases everything.
+ * passing it to fn.  Without RUN_ORDERED, samples whose stacks the root
+ * caches could not complete on first sight come last.  Returns 0, or -1
+ * after printing the error (the exit status is then EXIT_BAD).
+ * run_free() releases everything.
  */
 int run_capture(struct run *run, const struct run_opts *opts,
-		const char *path, run_sample_fn fn, void *ctx);
+		const char *path, unsigned flags, run_sample_fn fn, void *ctx);
 void run_free(struct run *run);
 
 /* The statistics report (`restack stats`, `convert --stats`). */

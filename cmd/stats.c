@@ -57,7 +57,7 @@ int cmd_stats(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cmd_usage_error(stats_usage, "stats: expected one input");
-	rc = run_capture(&run, &ro, argv[optind], stats_count, NULL);
+	rc = run_capture(&run, &ro, argv[optind], 0, stats_count, NULL);
 	if (rc == 0)
 		run_print_stats(&run, stdout);
 	run_free(&run);

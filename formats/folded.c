@@ -56,13 +56,29 @@ uint64_t folded_count(const struct folded *f)
 }
 
 /* Appends name, tidied the way stackcollapse-perf.pl does. */
+/* Whether name has ".(...)." in it, as Go method names do. */
+static bool folded_go_method(const char *name)
+{
+	const char *open = strstr(name, ".(");
+
+	return open && strstr(open + 2, ").");
+}
+
 static void folded_name(struct strbuf *sb, const char *name)
 {
-	const char *paren = strchr(name, '(');
-	const char *end = name + strlen(name);
+	const char *end = name + strlen(name), *paren = name;
 
-	if (paren && strncmp(paren, "(anonymous namespace)", 21))
-		end = paren;
+	/* Everything from the first '(' that does not open "(anonymous
+	 * namespace)" is argument noise, except in Go method names. */
+	if (!folded_go_method(name)) {
+		while ((paren = strchr(paren, '('))) {
+			if (strncmp(paren, "(anonymous namespace)", 21)) {
+				end = paren;
+				break;
+			}
+			paren++;
+		}
+	}
 	for (; name < end; name++) {
 		if (*name == '"' || *name == '\'')
 			continue;

@@ -4,12 +4,14 @@
 #
 #   scripts/bench.sh [WORKDIR]     (default: bench-out/ in the repository)
 #
-# Records (or reuses, when WORKDIR already holds them) three captures with
+# Records (or reuses, when WORKDIR already holds them) four captures with
 # `perf record -e cpu-clock --call-graph dwarf`:
 #   threads  testdata/src/threads.c + libwork.c, -O2 -fomit-frame-pointer,
 #            two threads and a shared library
 #   python3  /usr/bin/python3 testdata/src/work.py
 #   xz       xz -6 compressing generated text (a real Debian program)
+#   sqlite3  the sqlite3 shell building and sorting a 600000-row table:
+#            stacks deeper than the 8 KiB copy, so restack stitches
 # and times, on each, warm cache, best of 3:
 #   restack convert -o x.folded                       (folded stacks)
 #   perf script | tests/tools/collapse.pl > x.folded  (the same output)
@@ -70,6 +72,18 @@ if command -v xz >/dev/null; then
 	record xz sh -c "xz -6 -T1 -c '$work/text.txt' >/dev/null" &&
 		captures+=(xz)
 fi
+if command -v sqlite3 >/dev/null; then
+	cat >"$work/work.sql" <<'SQL'
+CREATE TABLE t(a INTEGER, b TEXT, c REAL);
+WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM n LIMIT 600000)
+INSERT INTO t SELECT x, printf('%08x-%d', (x*2654435761) % 4294967296, x % 97), x * 0.5 FROM n;
+CREATE INDEX ti ON t(b);
+SELECT count(*), sum(length(b)) FROM (SELECT b FROM t ORDER BY c DESC, b);
+SELECT substr(b, 1, 3), count(*) FROM t GROUP BY 1 ORDER BY 2 DESC LIMIT 3;
+SQL
+	record sqlite3 sh -c "sqlite3 :memory: < '$work/work.sql'" &&
+		captures+=(sqlite3)
+fi
 
 # best3 CMD: runs CMD (a shell string) three times; prints "SECONDS KB"
 # of the fastest run (KB: its peak RSS, the largest of a pipeline's).
@@ -109,6 +123,7 @@ cat <<EOF
 
 Times are seconds (best of 3, warm cache); (N) is peak RSS in MiB; NNx is
 perf's time divided by restack's.  restack and the perf pipeline write the
-same folded stacks.  Captures and outputs are in $work (remove it to
-record afresh).
+same folded stacks wherever perf completes them (restack also completes
+the stacks the 8 KiB copy cut short).  Captures and outputs are in $work
+(remove it to record afresh).
 EOF

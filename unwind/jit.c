@@ -404,7 +404,8 @@ static struct jit_table *jit_load(struct jit_index *j, int32_t pid)
 		fclose(f);
 		f = NULL;
 	}
-	qsort(t->syms, t->nr, sizeof(*t->syms), jit_sym_cmp);
+	if (t->nr)
+		qsort(t->syms, t->nr, sizeof(*t->syms), jit_sym_cmp);
 	return t;
 fail:
 	if (f)

@@ -97,8 +97,8 @@ struct module {
 	bool symtab_tried;
 	struct hashmap symcache;  /* rel address -> struct sym_loc */
 
-	/* Per-run counts for `restack stats`. */
-	uint64_t samples;         /* samples whose walk touched it */
+	/* Per-run counts for `restack stats` (kept by resolve.c). */
+	uint64_t samples;         /* samples whose user leaf is in it */
 	uint64_t frames;
 	uint64_t no_cfi;          /* walks that stopped here for lack of CFI */
 	uint64_t no_sym;          /* frames without a symbol */

@@ -78,21 +78,26 @@ void resolve_release(struct resolve *r)
 	free(r->frames);
 	free(r->sf);
 	free(r->sf2);
+	free(r->deferred);
 	memset(r, 0, sizeof(*r));
 }
 
-void resolve_prescan(struct resolve *r)
+void resolve_begin_pass(struct resolve *r, enum resolve_pass pass)
 {
-	r->prescan = true;
+	if (pass == RESOLVE_FINAL || pass == RESOLVE_RETRY) {
+		aspace_release(&r->as);
+		aspace_init(&r->as, &r->mc);
+		hashmap_release(&r->lives);
+	}
+	r->seq = 0;
+	r->next_deferred = 0;
+	r->pass = pass;
 }
 
-void resolve_rewind(struct resolve *r)
+/* Whether the root caches still serve a later pass over the input. */
+static bool resolve_more_passes(const struct resolve *r)
 {
-	aspace_release(&r->as);
-	aspace_init(&r->as, &r->mc);
-	hashmap_release(&r->lives);
-	r->seq = 0;
-	r->prescan = false;
+	return r->pass == RESOLVE_PRESCAN || r->pass == RESOLVE_FIRST;
 }
 
 /* The root-cache key of a thread's current life. */
@@ -110,7 +115,7 @@ static int resolve_end_life(struct resolve *r, int32_t tid)
 	void *v = NULL;
 
 	/* The last pass has no use for the frames of a finished life. */
-	if (r->st && !r->prescan)
+	if (r->st && !resolve_more_passes(r))
 		stitcher_forget(r->st, resolve_thread_key(r, tid));
 	hashmap_get(&r->lives, (uint64_t)(uint32_t)tid, &v);
 	return hashmap_put(&r->lives, (uint64_t)(uint32_t)tid,
@@ -317,10 +322,42 @@ static struct module *resolve_jit_cfi(void *ctx, uint64_t addr)
 	return js ? jit_cfi_module(&c->r->jit, js) : NULL;
 }
 
-/* The user part from the copied stack: unwind, stitch, name. */
+/* Per-module counts for `restack stats`, once per sample handed out. */
+static void resolve_count_modules(const struct unwind_result *ur)
+{
+	unsigned i;
+
+	for (i = 0; i < ur->nr; i++) {
+		struct module *m = ur->frames[i].mod;
+
+		if (!m)
+			continue;
+		m->frames++;
+		if (i == 0)
+			m->samples++;
+	}
+	if (ur->end == END_NO_CFI && ur->end_mod)
+		ur->end_mod->no_cfi++;
+}
+
+/* Remembers sample r->seq for the RETRY pass. */
+static int resolve_defer(struct resolve *r)
+{
+	if (mem_grow(&r->deferred, &r->alloc_deferred, sizeof(*r->deferred),
+		     r->nr_deferred + 1) < 0)
+		return -1;
+	r->deferred[r->nr_deferred++] = r->seq;
+	return 0;
+}
+
+/*
+ * The user part from the copied stack: unwind, stitch, name.  Sets
+ * *deferred (and hands out nothing) when a FIRST pass leaves the sample
+ * for the RETRY pass.
+ */
 static int resolve_unwound(struct resolve *r, const struct event *ev,
 			   const struct aspace_maps *maps, uint32_t *nr,
-			   struct rsample *out)
+			   struct rsample *out, bool *deferred)
 {
 	const struct event_sample *s = &ev->sample;
 	uint64_t key = resolve_thread_key(r, ev->tid);
@@ -333,33 +370,36 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 	r->uw.jit_ctx = &jc;
 	unwind_sample(&r->uw, maps, s, &ur);
 	resolve_copy_frames(&ur, r->sf);
-	if (r->prescan)
+	if (r->pass == RESOLVE_PRESCAN)
 		return r->st ? stitcher_observe(r->st, key, r->seq, r->sf,
 						ur.nr, ur.end) :
 			       0;
+	if (ur.end == END_WINDOW && r->st) {
+		struct stitch_walk w = { r->sf, ur.nr, ur.end_cfa };
+
+		n = stitcher_complete(r->st, key, r->seq, &w, r->sf + ur.nr,
+				      r->uw.opts.max_frames * 2 - ur.nr, &res);
+	}
+	if (r->pass == RESOLVE_FIRST && ur.end == END_WINDOW && !res.rooted) {
+		*deferred = true;
+		if (resolve_defer(r) < 0)
+			return -1;
+		return stitcher_observe(r->st, key, r->seq, r->sf, ur.nr,
+					ur.end);
+	}
 	out->end = ur.end;
 	if (s->stack_size && s->stack_dyn_size == s->stack_size)
 		r->stats.truncated++;
+	resolve_count_modules(&ur);
 	for (i = 0; i < ur.nr; i++) {
 		const struct unwind_frame *f = &ur.frames[i];
 
-		if (f->mod && i == 0)
-			f->mod->samples++;
 		if (resolve_push(r, nr, f->pc, f->origin,
 				 resolve_frame_loc(r, ev, &r->sf[i])) < 0)
 			return -1;
 	}
-	if (ur.end == END_WINDOW) {
+	if (ur.end == END_WINDOW)
 		r->stats.window_ends++;
-		if (r->st) {
-			struct stitch_walk w = { r->sf, ur.nr, ur.end_cfa };
-
-			n = stitcher_complete(r->st, key, r->seq, &w,
-					      r->sf + ur.nr,
-					      r->uw.opts.max_frames * 2 - ur.nr,
-					      &res);
-		}
-	}
 	for (i = 0; i < n; i++)
 		if (resolve_push(r, nr, r->sf[ur.nr + i].pc, FRAME_STITCHED,
 				 resolve_frame_loc(r, ev, &r->sf[ur.nr + i])) < 0)
@@ -389,20 +429,30 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 	const struct event_sample *s = &ev->sample;
 	struct aspace_thread *t;
 	struct aspace_maps *maps;
+	struct resolve_stats saved;
+	bool deferred = false;
 	uint32_t nr = 0;
 	int n;
 
 	r->seq++;
+	if (r->pass == RESOLVE_RETRY) {
+		if (r->next_deferred >= r->nr_deferred ||
+		    r->deferred[r->next_deferred] != r->seq)
+			return 0;
+		r->next_deferred++;
+	}
 	t = aspace_thread(&r->as, ev->pid, ev->tid);
 	maps = aspace_proc_maps(&r->as, ev->pid);
 	if (!t || !maps)
 		return -1;
-	if (r->prescan) {
+	if (r->pass == RESOLVE_PRESCAN) {
 		if (s->regs_user_abi && s->regs_user_nr &&
-		    resolve_unwound(r, ev, maps, &nr, out) < 0)
+		    resolve_unwound(r, ev, maps, &nr, out, &deferred) < 0)
 			return -1;
 		return 0;
 	}
+	if (r->pass == RESOLVE_FIRST)
+		saved = r->stats;
 	memset(out, 0, sizeof(*out));
 	out->pid = ev->pid;
 	out->tid = ev->tid;
@@ -428,8 +478,12 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 
 	/* User part: unwind the stack copy, else the recorded chain. */
 	if (s->regs_user_abi && s->regs_user_nr) {
-		if (resolve_unwound(r, ev, maps, &nr, out) < 0)
+		if (resolve_unwound(r, ev, maps, &nr, out, &deferred) < 0)
 			return -1;
+		if (deferred) {
+			r->stats = saved;   /* counted when retried */
+			return 0;
+		}
 	} else {
 		n = resolve_callchain(r, ev, maps, false, &nr);
 		if (n < 0)

@@ -59,6 +59,22 @@ struct resolve_stats {
 	uint64_t validate_exact;
 };
 
+/*
+ * Passes over the input.  A pipe gets one (SINGLE).  A regular file gets
+ * two: PRESCAN (samples only fill the root caches) then FINAL (every
+ * sample resolved with all caches known), when samples must come out in
+ * order; or FIRST (every sample resolved, but a stack that ran out of
+ * copied stack and cannot be completed yet is deferred) then, only if
+ * some were, RETRY (the deferred samples alone, with all caches known).
+ */
+enum resolve_pass {
+	RESOLVE_SINGLE,
+	RESOLVE_PRESCAN,
+	RESOLVE_FINAL,
+	RESOLVE_FIRST,
+	RESOLVE_RETRY,
+};
+
 struct resolve {
 	struct resolve_opts opts;
 	const struct regs_arch *arch;
@@ -70,7 +86,9 @@ struct resolve {
 	struct jit_index jit;
 	struct hashmap lives;    /* tid -> number of ended lives (stitch key) */
 	uint32_t seq;            /* samples so far in this pass */
-	bool prescan;            /* a first pass: only fill the root caches */
+	enum resolve_pass pass;
+	uint32_t *deferred;      /* RESOLVE_FIRST: seqs left for the retry */
+	size_t nr_deferred, alloc_deferred, next_deferred;
 	struct rframe *frames;   /* output scratch */
 	size_t alloc_frames;
 	struct stitch_frame *sf, *sf2; /* scratch for stitching */
@@ -87,19 +105,23 @@ void resolve_release(struct resolve *r);
 
 /*
  * Takes one event.  Returns 1 with *out filled for a sample, 0 for any
- * other event (and for samples during a prescan), -1 when out of memory.
+ * other event (and for samples a PRESCAN, FIRST or RETRY pass does not
+ * hand out), -1 when out of memory.
  */
 int resolve_event(struct resolve *r, const struct event *ev,
 		  struct rsample *out);
 
 /*
- * Two passes over a seekable input: resolve_prescan() before the first
- * makes samples only fill the root caches; resolve_rewind() before the
- * second forgets processes and threads (the events come again) but keeps
- * modules, symbols and the caches, so samples recorded before a thread's
- * deep stacks were first seen can be completed too.
+ * Starts a pass (the first call may be skipped for SINGLE).  FINAL and
+ * RETRY forget processes and threads, since the events come again, but
+ * keep modules, symbols and the root caches.
  */
-void resolve_prescan(struct resolve *r);
-void resolve_rewind(struct resolve *r);
+void resolve_begin_pass(struct resolve *r, enum resolve_pass pass);
+
+/* Samples the FIRST pass deferred to the RETRY pass. */
+static inline size_t resolve_nr_deferred(const struct resolve *r)
+{
+	return r->nr_deferred;
+}
 
 #endif

@@ -418,10 +418,8 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 		f->sp = sp;
 		f->origin = nr == 0 ? FRAME_SAMPLE : f->origin;
 		nr++;
-		if (f->mod) {
-			f->mod->frames++;
+		if (f->mod)
 			row = cfi_find(f->mod, a, f->rel);
-		}
 		uw_trace(u, "frame %u pc=%#llx sp=%#llx %s rel=%#llx row=%s",
 			 nr - 1, (unsigned long long)pc,
 			 (unsigned long long)sp,
@@ -484,8 +482,6 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 				res->end = why;
 				res->end_mod = f->mod;
 				res->end_addr = pc;
-				if (f->mod && why == END_NO_CFI)
-					f->mod->no_cfi++;
 				break;
 			}
 			u->frames[nr].origin = (uint8_t)origin;

@@ -88,6 +88,13 @@ check "a starved root cache makes the self-check drop ($bad%)" \
 check "stitched frames are marked as such in script output" \
 	bash -c "env -i PATH=/usr/bin:/bin HOME='$home' '$RESTACK' convert \
 		'$T/deep8.data' --to script -o - | grep -q ' stitched$'"
+# Script output (both passes resolve every sample, in order) and folded
+# output (the second pass only retries what the first could not complete)
+# give the same stacks.
+restack_clean convert "$T/deep8.data" --to script -o "$T/deep8.script"
+python3 "$TOP/tests/tools/collapse.py" "$T/deep8.script" >"$T/deep8.sf"
+same_file "$T/deep8.sf" "$T/deep8.folded" \
+	"script and folded output agree on every stitched stack"
 # Single pass (a pipe): samples before the deep stacks are first seen
 # may stay cut, the rest is stitched.
 restack_clean convert - -o "$T/pipe.folded" <"$T/deep8.data"

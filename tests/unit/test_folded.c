@@ -38,6 +38,46 @@ static char *fold(const struct folded_opts *o, const struct rsample *s,
 	return buf;
 }
 
+/* One frame named name, folded. */
+static char *fold_name(const char *name)
+{
+	struct loc2 l = { { "/bin/p", 0, SYM_USER, 1 },
+			  { { name, NULL, 0, false } } };
+	struct rframe fr = { 0x1000, FRAME_SAMPLE, &l.l };
+	struct rsample s;
+	struct folded_opts o = { 0 };
+
+	memset(&s, 0, sizeof(s));
+	s.comm = "p";
+	s.frames = &fr;
+	s.nr_frames = 1;
+	return fold(&o, &s, 1);
+}
+
+static void test_names(void)
+{
+	static const struct {
+		const char *name, *want;
+	} cases[] = {
+		{ "f(int, char const*)", "p;f 1\n" },
+		{ "(anonymous namespace)::g(int)",
+		  "p;(anonymous namespace)::g 1\n" },
+		{ "a::(anonymous namespace)::B<(E)0>::h()",
+		  "p;a::(anonymous namespace)::B< 1\n" },
+		{ "net/http.(*Client).Do", "p;net/http.(*Client).Do 1\n" },
+		{ "JS:*fib /tmp/w.js:6:13", "p;JS:*fib /tmp/w.js:6:13 1\n" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out = fold_name(cases[i].name);
+
+		CHECK_STR(out, cases[i].want, "name '%s' tidied as "
+			  "stackcollapse-perf.pl does", cases[i].name);
+		free(out);
+	}
+}
+
 int main(void)
 {
 	struct loc2 leaf = { { "/usr/lib/libx.so", 0, SYM_USER, 2 },
@@ -112,5 +152,6 @@ int main(void)
 		      strstr(out, "do_syscall_64_[k]"),
 	      "--annotate marks fp, inlined and kernel frames");
 	free(out);
+	test_names();
 	return done_testing();
 }
