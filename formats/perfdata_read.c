@@ -23,7 +23,7 @@
 /* Most bytes one compressed record may yield when mmap_len is smaller. */
 #define PD_MAX_DECOMPRESSED (4ull << 20)
 #define PD_FREE_BLOCKS_MAX 8
-#define PD_MAP_WINDOW (16u << 20)
+#define PD_MAP_WINDOW (4u << 20)
 
 /* --- blocks -------------------------------------------------------- */
 

@@ -59,11 +59,11 @@ record() { # record NAME COMMAND...
 		"$top/testdata/src/threads.c" -L"$work" -lwork \
 		-Wl,-rpath,"$work" -lpthread || exit 1
 if [ ! -s "$work/text.txt" ]; then
-	head -c 24000000 /dev/urandom | base64 >"$work/text.txt"
+	head -c 8000000 /dev/urandom | base64 >"$work/text.txt"
 fi
 
 captures=()
-record threads "$work/threads" 300000 && captures+=(threads)
+record threads "$work/threads" 100000 && captures+=(threads)
 if [ -x /usr/bin/python3 ]; then
 	record python3 /usr/bin/python3 "$top/testdata/src/work.py" 40 &&
 		captures+=(python3)
@@ -103,26 +103,32 @@ best3() {
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }'; }
 
-printf '\n%-8s %7s %9s | %-16s | %-22s | %-16s | %-16s\n' capture samples MB \
-	"restack s (MB)" "perf script|collapse" "perf script" "--no-inline"
+printf '\n%-8s %7s %6s | %-14s | %-14s | %-22s | %-20s | %-20s\n' capture samples MB \
+	"restack (MB)" "--no-inline" "perf script|collapse" "perf script" \
+	"perf --no-inline"
 for c in "${captures[@]}"; do
 	d=$work/$c.data
 	n=$("$restack" info "$d" | awk '/^samples / { print $2; exit }')
 	mb=$(du -m "$d" | cut -f1)
 	cat "$d" >/dev/null   # warm cache for everyone
 	r=$(best3 "env -i PATH=/usr/bin:/bin HOME='$work/home' '$restack' convert '$d' -o '$work/$c.folded'")
+	rn=$(best3 "env -i PATH=/usr/bin:/bin HOME='$work/home' '$restack' convert --no-inline '$d' -o '$work/$c.ni.folded'")
 	p=$(best3 "env -i PATH=/usr/bin:/bin HOME='$work/home' perf script -i '$d' | perl '$top/tests/tools/collapse.pl' > '$work/$c.perf.folded'")
 	s=$(best3 "env -i PATH=/usr/bin:/bin HOME='$work/home' perf script -i '$d'")
 	q=$(best3 "env -i PATH=/usr/bin:/bin HOME='$work/home' perf script --no-inline -i '$d'")
-	set -- $r $p $s $q
-	printf '%-8s %7s %9s | %6.2f (%5d)   | %6.2f %-8s (%5d) | %6.2f %-6s(%5d) | %6.2f %-6s(%5d)\n' \
-		"$c" "$n" "$mb" "$1" $(($2 / 1024)) "$3" "$(ratio "$3" "$1")" $(($4 / 1024)) \
-		"$5" "$(ratio "$5" "$1")" $(($6 / 1024)) "$7" "$(ratio "$7" "$1")" $(($8 / 1024))
+	set -- $r $rn $p $s $q
+	# perf's inline runs against restack's, --no-inline against --no-inline
+	printf '%-8s %7s %6s | %5.2f (%5d)  | %5.2f (%5d)  | %5.2f %-6s (%5d)     | %5.2f %-6s (%5d)   | %5.2f %-6s (%5d)\n' \
+		"$c" "$n" "$mb" "$1" $(($2 / 1024)) "$3" $(($4 / 1024)) \
+		"$5" "$(ratio "$5" "$1")" $(($6 / 1024)) \
+		"$7" "$(ratio "$7" "$1")" $(($8 / 1024)) \
+		"$9" "$(ratio "$9" "$3")" $((${10} / 1024))
 done
 cat <<EOF
 
 Times are seconds (best of 3, warm cache); (N) is peak RSS in MiB; NNx is
-perf's time divided by restack's.  restack and the perf pipeline write the
+perf's time divided by restack's (perf --no-inline by restack --no-inline,
+the others by restack with inline frames).  restack and the perf pipeline write the
 same folded stacks wherever perf completes them (restack also completes
 the stacks the 8 KiB copy cut short).  Captures and outputs are in $work
 (remove it to record afresh).
