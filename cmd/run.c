@@ -603,6 +603,9 @@ void run_print_stats(const struct run *run, FILE *f)
 			fprintf(f, " (from %s)", m->file);
 		if (m->debug_file)
 			fprintf(f, " (debug %s)", m->debug_file);
+		if (m->eh_frame_refused)
+			fprintf(f, " (.eh_frame refused: a register number "
+				   "out of range)");
 		if (m->elf && !m->eh_cfi && !m->debug_cfi && m->cfi_tried)
 			fprintf(f, " (no CFI)");
 		fputc('\n', f);

@@ -150,6 +150,54 @@ static inline const char *cur_cstr(struct cur *c)
 }
 
 /*
+ * The bits of a LEB128 number (DWARF) and, in *bits, how many it had.
+ * One that does not fit 64 bits or runs past the end sets short_read and
+ * yields 0.
+ */
+static inline uint64_t cur_leb(struct cur *c, unsigned *bits, bool *neg)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b;
+
+	do {
+		if (!cur_need(c, 1) || shift > 63) {
+			c->short_read = true;
+			*bits = 0;
+			*neg = false;
+			return 0;
+		}
+		b = *c->p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	*bits = shift;
+	*neg = b & 0x40;
+	return v;
+}
+
+/* An unsigned LEB128 number; errors as cur_leb(). */
+static inline uint64_t cur_uleb(struct cur *c)
+{
+	unsigned bits;
+	bool neg;
+
+	return cur_leb(c, &bits, &neg);
+}
+
+/* A signed LEB128 number; errors as cur_leb(). */
+static inline int64_t cur_sleb(struct cur *c)
+{
+	unsigned bits;
+	bool neg;
+	uint64_t v = cur_leb(c, &bits, &neg);
+
+	if (neg && bits < 64)
+		v |= ~0ull << bits;
+	return (int64_t)v;
+}
+
+/*
  * Reads a string stored in a fixed field of len bytes (NUL padded): the
  * whole field is skipped; returns NULL when it holds no NUL.
  */

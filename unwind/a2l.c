@@ -113,11 +113,12 @@ static int a2l_add_func(struct a2l_cu *cu, Dwarf_Die *die, int tag,
 		f->is_linkage = f->name && a2l_lang_unmangled(cu->lang);
 	}
 	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
-		uint64_t *r = cu->ranges + 2 * f->first_range;
+		uint64_t *r;
 		uint32_t k;
 
 		if (end <= start)
 			continue;
+		r = f->nr_ranges ? cu->ranges + 2 * f->first_range : NULL;
 		f->low = MIN(f->low, start);
 		f->high = MAX(f->high, end);
 		/* bfd's arange_add(): extend a range that touches this one */

@@ -17,6 +17,7 @@
 #include "common/arena.h"
 #include "common/hashmap.h"
 #include "common/mem.h"
+#include "unwind/ehframe.h"
 #include "unwind/module.h"
 
 struct cfi_expr {
@@ -168,13 +169,36 @@ static struct cfi_row *cfi_compile(struct cfi_cache *c,
 	return row;
 }
 
+/* The module's .eh_frame names no absurd register (ehframe.h). */
+static bool cfi_eh_frame_sane(struct module *m)
+{
+	static const union { uint16_t u; uint8_t b[2]; } host = { 1 };
+	const char *ident = elf_getident(m->elf, NULL);
+	GElf_Shdr sh;
+	Elf_Scn *scn = module_elf_section(m->elf, ".eh_frame", &sh);
+	Elf_Data *d;
+
+	/* The check reads 64-bit, host-order data only. */
+	if (!scn || sh.sh_type == SHT_NOBITS || !ident ||
+	    ident[EI_CLASS] != ELFCLASS64 ||
+	    (ident[EI_DATA] == ELFDATA2LSB) != (host.b[0] == 1))
+		return true;
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf)
+		return true;
+	if (ehframe_check(d->d_buf, d->d_size, EHFRAME_MAX_REG, false))
+		return true;
+	m->eh_frame_refused = true;
+	return false;
+}
+
 static void cfi_open(struct module *m)
 {
 	GElf_Shdr sh;
 	Dwarf *d;
 
 	m->cfi_tried = true;
-	if (m->elf)
+	if (m->elf && cfi_eh_frame_sane(m))
 		m->eh_cfi = dwarf_getcfi_elf(m->elf);
 	/* .debug_frame: the executable's own, else the debuginfo's. */
 	if (module_elf_section(m->elf, ".debug_frame", &sh) &&

@@ -13,6 +13,7 @@
 #include "common/cur.h"
 #include "common/mem.h"
 #include "unwind/cfi.h"
+#include "unwind/ehframe.h"
 #include "unwind/module.h"
 
 #define JIT_DUMP_MAGIC 0x4A695444u
@@ -86,6 +87,7 @@ int jit_note_mmap(struct jit_index *j, int32_t pid, const char *path)
 	return hashmap_put(&j->dumps, (uint32_t)pid, copy);
 }
 
+/* Adds a symbol: 1, or 0 when the range is empty, -1 out of memory. */
 static int jit_add(struct jit_index *j, struct jit_table *t, uint64_t start,
 		   uint64_t len, uint64_t time, const char *name, size_t nlen,
 		   bool from_dump)
@@ -93,7 +95,7 @@ static int jit_add(struct jit_index *j, struct jit_table *t, uint64_t start,
 	struct jit_sym *s;
 
 	if (!len || start + len < start)
-		return 0;
+		return 0;   /* nothing to name */
 	if (mem_grow(&t->syms, &t->alloc, sizeof(*t->syms), t->nr + 1) < 0)
 		return -1;
 	s = &t->syms[t->nr];
@@ -107,7 +109,7 @@ static int jit_add(struct jit_index *j, struct jit_table *t, uint64_t start,
 	t->nr++;
 	t->max_len = MAX(t->max_len, len);
 	j->entries++;
-	return 0;
+	return 1;
 }
 
 /* "START SIZE name" lines, hex without 0x. */
@@ -172,7 +174,7 @@ static int jit_read_dump(struct jit_index *j, struct jit_table *t, FILE *f)
 	uint64_t eh_size = 0;
 	struct cur c, h;
 	uint32_t magic, hsize, mach;
-	int rc = 0;
+	int rc = 0, added;
 
 	if (!buf)
 		return -1;
@@ -207,14 +209,16 @@ static int jit_read_dump(struct jit_index *j, struct jit_table *t, FILE *f)
 			cur_skip(&h, 8);      /* code_index */
 			name = cur_cstr(&h);
 			(void)vma;
-			if (!h.short_read && name &&
-			    jit_add(j, t, addr, csize, time, name, strlen(name),
-				    true) < 0) {
+			added = !h.short_read && name ?
+					jit_add(j, t, addr, csize, time, name,
+						strlen(name), true) :
+					0;
+			if (added < 0) {
 				rc = -1;
 				goto out;
 			}
 			/* A pending UNWINDING_INFO belongs to this load. */
-			if (!h.short_read && name && eh_size) {
+			if (added && eh_size) {
 				t->syms[t->nr - 1].eh_frame = eh;
 				t->syms[t->nr - 1].eh_frame_size = eh_size;
 				t->syms[t->nr - 1].e_machine = (uint16_t)mach;
@@ -243,10 +247,25 @@ static int jit_read_dump(struct jit_index *j, struct jit_table *t, FILE *f)
 				    t->syms[i].from_dump) {
 					const char *n = t->syms[i].name;
 
-					if (jit_add(j, t, new_addr, csize, time,
-						    n, strlen(n), true) < 0) {
+					added = jit_add(j, t, new_addr, csize,
+							time, n, strlen(n),
+							true);
+					if (added < 0) {
 						rc = -1;
 						goto out;
+					}
+					/* The unwinding info moves along: it
+					 * lies after the code, pc-relative. */
+					if (added && csize == t->syms[i].end -
+								      t->syms[i].start) {
+						struct jit_sym *o = &t->syms[i];
+						struct jit_sym *m =
+							&t->syms[t->nr - 1];
+
+						m->eh_frame = o->eh_frame;
+						m->eh_frame_size =
+							o->eh_frame_size;
+						m->e_machine = o->e_machine;
 					}
 					break;
 				}
@@ -321,7 +340,10 @@ struct module *jit_cfi_module(struct jit_index *j, struct jit_sym *s)
 	if (s->cfi_tried)
 		return s->cfi;
 	s->cfi_tried = true;
-	if (!s->eh_frame || !s->eh_frame_size)
+	/* libdw trusts register numbers; a jitdump is checked first. */
+	if (!s->eh_frame || !s->eh_frame_size ||
+	    !ehframe_check(s->eh_frame, (size_t)s->eh_frame_size,
+			   EHFRAME_MAX_REG, true))
 		return NULL;
 	m = mem_zalloc(1, sizeof(*m));
 	if (!m)
@@ -415,27 +437,41 @@ fail:
 	return NULL;
 }
 
+/* The process's table, read on first use; NULL when it has none. */
+static struct jit_table *jit_table_get(struct jit_index *j, int32_t pid)
+{
+	struct jit_table *t;
+	void *v;
+
+	if (hashmap_get(&j->by_pid, (uint32_t)pid, &v))
+		return v;
+	t = jit_load(j, pid);
+	if (hashmap_put(&j->by_pid, (uint32_t)pid, t) < 0) {
+		if (t) {
+			free(t->syms);
+			free(t->dump);
+			free(t);
+		}
+		return NULL;
+	}
+	return t;
+}
+
+size_t jit_symbols(struct jit_index *j, int32_t pid, struct jit_sym **syms)
+{
+	struct jit_table *t = jit_table_get(j, pid);
+
+	*syms = t ? t->syms : NULL;
+	return t ? t->nr : 0;
+}
+
 struct jit_sym *jit_lookup(struct jit_index *j, int32_t pid, uint64_t addr,
 			   uint64_t time)
 {
 	struct jit_sym *best = NULL, *newest = NULL;
-	struct jit_table *t;
+	struct jit_table *t = jit_table_get(j, pid);
 	size_t lo = 0, hi, k;
-	void *v;
 
-	if (hashmap_get(&j->by_pid, (uint32_t)pid, &v)) {
-		t = v;
-	} else {
-		t = jit_load(j, pid);
-		if (hashmap_put(&j->by_pid, (uint32_t)pid, t) < 0) {
-			if (t) {
-				free(t->syms);
-				free(t->dump);
-				free(t);
-			}
-			return NULL;
-		}
-	}
 	if (!t || !t->nr)
 		return NULL;
 	hi = t->nr;

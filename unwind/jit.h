@@ -60,6 +60,12 @@ struct jit_sym *jit_lookup(struct jit_index *j, int32_t pid, uint64_t addr,
 			   uint64_t time);
 
 /*
+ * All of process pid's JIT symbols, sorted by start address (read on
+ * first use); returns how many.  They live as long as the index.
+ */
+size_t jit_symbols(struct jit_index *j, int32_t pid, struct jit_sym **syms);
+
+/*
  * A module holding the CFI a jitdump gave for sym's code (an in-memory
  * ELF with its .eh_frame at the address the writer laid it out for), or
  * NULL when there is none.  Owned by the index.

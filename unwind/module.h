@@ -77,6 +77,7 @@ struct module {
 	Dwarf_CFI *eh_cfi;        /* .eh_frame of elf */
 	Dwarf_CFI *debug_cfi;     /* .debug_frame of either file */
 	bool cfi_tried;
+	bool eh_frame_refused;    /* .eh_frame failed ehframe_check() */
 	uint16_t e_machine;
 	bool is_exec;             /* ET_EXEC (absolute addresses) */
 	bool is_jit;              /* CFI of JIT code, from a jitdump */

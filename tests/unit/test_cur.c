@@ -145,9 +145,36 @@ static void test_cstr(void)
 	      "fixed field longer than the span");
 }
 
+static void test_leb(void)
+{
+	static const uint8_t u[] = { 0xe5, 0x8e, 0x26 };      /* 624485 */
+	static const uint8_t sn[] = { 0xc0, 0xbb, 0x78 };     /* -123456 */
+	static const uint8_t s2[] = { 0x02, 0x7e };           /* 2, -2 */
+	static const uint8_t cut[] = { 0x80, 0x80 };
+	static const uint8_t big[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+				       0xff, 0xff, 0xff, 0xff, 0x01 };
+	struct cur c;
+
+	c = cur_make(u, sizeof(u), 0, false);
+	CHECK_EQ_U64(cur_uleb(&c), 624485, "ULEB128 624485");
+	CHECK(!c.short_read && !cur_left(&c), "... uses all three bytes");
+	c = cur_make(sn, sizeof(sn), 0, false);
+	CHECK_EQ_U64((uint64_t)cur_sleb(&c), (uint64_t)-123456,
+		     "SLEB128 -123456");
+	c = cur_make(s2, sizeof(s2), 0, false);
+	CHECK(cur_sleb(&c) == 2 && cur_sleb(&c) == -2, "SLEB128 2 and -2");
+	c = cur_make(cut, sizeof(cut), 0, false);
+	CHECK(cur_uleb(&c) == 0 && c.short_read,
+	      "a LEB128 number cut short is a short read");
+	c = cur_make(big, sizeof(big), 0, false);
+	CHECK(cur_uleb(&c) == 0 && c.short_read,
+	      "a LEB128 number over 64 bits is refused");
+}
+
 int main(void)
 {
 	test_reads();
+	test_leb();
 	test_swap();
 	test_short_read();
 	test_sub();
