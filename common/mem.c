@@ -50,3 +50,32 @@ char *mem_strdup(const char *s)
 		memcpy(d, s, len);
 	return d;
 }
+
+char *mem_slurp(FILE *f, size_t max, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0, got;
+	char *buf = malloc(cap), *nb;
+
+	while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (n > max)
+			goto fail;
+		if (n == cap - 1) {
+			if (cap > SIZE_MAX / 2)
+				goto fail;
+			nb = realloc(buf, cap * 2);
+			if (!nb)
+				goto fail;
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	if (!buf || ferror(f))
+		goto fail;
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+fail:
+	free(buf);
+	return NULL;
+}

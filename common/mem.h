@@ -6,6 +6,7 @@
 #define RESTACK_COMMON_MEM_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * Makes *arr (an array of *alloc elements of elem_size bytes, owned by the
@@ -20,5 +21,12 @@ void *mem_zalloc(size_t n, size_t size);
 
 /* A copy of s in new memory the caller frees, or NULL. */
 char *mem_strdup(const char *s);
+
+/*
+ * The rest of stream f in new memory the caller frees, with a NUL after
+ * the *len bytes read.  NULL on a read error, when out of memory, or when
+ * the stream holds more than max bytes.
+ */
+char *mem_slurp(FILE *f, size_t max, size_t *len);
 
 #endif

@@ -4,14 +4,15 @@
 # prints the apt-get line and fails.
 #
 #   scripts/deps.sh build   # compiler, make, pkg-config, the -dev libraries
-#   scripts/deps.sh test    # build + perf, clang (fuzzing), python3, node
+#   scripts/deps.sh test    # build + perf, clang (fuzzing), python3, node,
+#                           # sqlite3 (test workloads)
 set -u
 what=${1:-build}
 
 pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev libdebuginfod-dev libtraceevent-dev libiberty-dev"
 case $what in
 build) ;;
-test) pkgs="$pkgs linux-perf clang python3 binutils time nodejs" ;;
+test) pkgs="$pkgs linux-perf clang python3 binutils time nodejs sqlite3" ;;
 *) echo "deps.sh: unknown set '$what' (build or test)" >&2; exit 64 ;;
 esac
 

@@ -172,16 +172,14 @@ static struct cfi_row *cfi_compile(struct cfi_cache *c,
 /* The module's .eh_frame names no absurd register (ehframe.h). */
 static bool cfi_eh_frame_sane(struct module *m)
 {
-	static const union { uint16_t u; uint8_t b[2]; } host = { 1 };
-	const char *ident = elf_getident(m->elf, NULL);
 	GElf_Shdr sh;
 	Elf_Scn *scn = module_elf_section(m->elf, ".eh_frame", &sh);
 	Elf_Data *d;
 
 	/* The check reads 64-bit, host-order data only. */
-	if (!scn || sh.sh_type == SHT_NOBITS || !ident ||
-	    ident[EI_CLASS] != ELFCLASS64 ||
-	    (ident[EI_DATA] == ELFDATA2LSB) != (host.b[0] == 1))
+	if (!scn || sh.sh_type == SHT_NOBITS ||
+	    gelf_getclass(m->elf) != ELFCLASS64 ||
+	    !module_elf_host_order(m->elf))
 		return true;
 	d = elf_getdata(scn, NULL);
 	if (!d || !d->d_buf)

@@ -27,21 +27,18 @@ static unsigned ehhdr_enc_size(uint8_t enc)
 
 static bool ehhdr_load(struct module *m)
 {
-	static const union { uint16_t u; uint8_t b[2]; } host = { 1 };
 	const uint8_t *d;
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 	Elf_Data *data;
 	unsigned psize, csize;
 	uint32_t count;
-	char *ident;
 
 	if (m->ehhdr_tried)
 		return m->ehhdr_table != NULL;
 	m->ehhdr_tried = true;
-	ident = m->elf ? elf_getident(m->elf, NULL) : NULL;
 	/* The table is read in host byte order. */
-	if (!ident || (ident[EI_DATA] == ELFDATA2LSB) != (host.b[0] == 1))
+	if (!module_elf_host_order(m->elf))
 		return false;
 	scn = module_elf_section(m->elf, ".eh_frame_hdr", &sh);
 	data = scn ? elf_getdata(scn, NULL) : NULL;

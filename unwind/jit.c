@@ -138,28 +138,36 @@ static int jit_read_map(struct jit_index *j, struct jit_table *t, FILE *f)
 	return 0;
 }
 
-/* Reads a whole small-or-large file; NULL when it cannot. */
-static uint8_t *jit_slurp(FILE *f, size_t *len)
+/*
+ * CODE_MOVE: the newest load at old_addr, again at new_addr from time on.
+ * Its unwinding info moves along (it lies after the code, pc-relative)
+ * when the size is unchanged.  Returns 0, or -1 when out of memory.
+ */
+static int jit_move(struct jit_index *j, struct jit_table *t,
+		    uint64_t old_addr, uint64_t new_addr, uint64_t size,
+		    uint64_t time)
 {
-	size_t cap = 1 << 16, n = 0, got;
-	uint8_t *buf = malloc(cap), *nb;
+	struct jit_sym *o, *m;
+	size_t i;
+	int added;
 
-	while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n == cap) {
-			if (cap >= (1ul << 31))
-				break;
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				return NULL;
-			}
-			buf = nb;
-			cap *= 2;
-		}
+	for (i = t->nr; i-- > 0;)
+		if (t->syms[i].start == old_addr && t->syms[i].from_dump)
+			break;
+	if (i == (size_t)-1)
+		return 0;
+	added = jit_add(j, t, new_addr, size, time, t->syms[i].name,
+			strlen(t->syms[i].name), true);
+	if (added <= 0)
+		return added;
+	o = &t->syms[i];          /* after jit_add: the array may move */
+	m = &t->syms[t->nr - 1];
+	if (size == o->end - o->start) {
+		m->eh_frame = o->eh_frame;
+		m->eh_frame_size = o->eh_frame_size;
+		m->e_machine = o->e_machine;
 	}
-	*len = n;
-	return buf;
+	return 0;
 }
 
 /*
@@ -168,8 +176,8 @@ static uint8_t *jit_slurp(FILE *f, size_t *len)
  */
 static int jit_read_dump(struct jit_index *j, struct jit_table *t, FILE *f)
 {
-	size_t len, i;
-	uint8_t *buf = jit_slurp(f, &len);
+	size_t len;
+	uint8_t *buf = (uint8_t *)mem_slurp(f, (size_t)1 << 31, &len);
 	const uint8_t *eh = NULL;
 	uint64_t eh_size = 0;
 	struct cur c, h;
@@ -242,33 +250,10 @@ static int jit_read_dump(struct jit_index *j, struct jit_table *t, FILE *f)
 			old_addr = cur_u64(&h);
 			new_addr = cur_u64(&h);
 			csize = cur_u64(&h);
-			for (i = t->nr; !h.short_read && i-- > 0;) {
-				if (t->syms[i].start == old_addr &&
-				    t->syms[i].from_dump) {
-					const char *n = t->syms[i].name;
-
-					added = jit_add(j, t, new_addr, csize,
-							time, n, strlen(n),
-							true);
-					if (added < 0) {
-						rc = -1;
-						goto out;
-					}
-					/* The unwinding info moves along: it
-					 * lies after the code, pc-relative. */
-					if (added && csize == t->syms[i].end -
-								      t->syms[i].start) {
-						struct jit_sym *o = &t->syms[i];
-						struct jit_sym *m =
-							&t->syms[t->nr - 1];
-
-						m->eh_frame = o->eh_frame;
-						m->eh_frame_size =
-							o->eh_frame_size;
-						m->e_machine = o->e_machine;
-					}
-					break;
-				}
+			if (!h.short_read &&
+			    jit_move(j, t, old_addr, new_addr, csize, time) < 0) {
+				rc = -1;
+				goto out;
 			}
 		}
 	}

@@ -667,6 +667,14 @@ Dwarf *module_dwarf(struct module *m, Elf *elf)
 	return m->dwarf_rt;
 }
 
+bool module_elf_host_order(Elf *elf)
+{
+	static const union { uint16_t u; uint8_t b[2]; } host = { 1 };
+	const char *ident = elf ? elf_getident(elf, NULL) : NULL;
+
+	return ident && (ident[EI_DATA] == ELFDATA2LSB) == (host.b[0] == 1);
+}
+
 Elf_Scn *module_elf_section(Elf *elf, const char *name, GElf_Shdr *sh)
 {
 	size_t shstrndx;

@@ -163,6 +163,9 @@ bool module_offset_to_vaddr(const struct module *m, uint64_t off,
 /* The DWARF of elf, which is m->elf or m->debug_elf (opened once). */
 Dwarf *module_dwarf(struct module *m, Elf *elf);
 
+/* Whether elf's data is in this machine's byte order. */
+bool module_elf_host_order(Elf *elf);
+
 /* The section named name, or NULL; *sh receives its header. */
 Elf_Scn *module_elf_section(Elf *elf, const char *name, GElf_Shdr *sh);
 

@@ -136,7 +136,6 @@ static int resolve_push(struct resolve *r, uint32_t *nr, uint64_t pc,
 	f->pc = pc;
 	f->origin = (uint8_t)origin;
 	f->loc = loc;
-	r->stats.frames[origin]++;
 	return 0;
 }
 
@@ -429,9 +428,8 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 	const struct event_sample *s = &ev->sample;
 	struct aspace_thread *t;
 	struct aspace_maps *maps;
-	struct resolve_stats saved;
 	bool deferred = false;
-	uint32_t nr = 0;
+	uint32_t nr = 0, i;
 	int n;
 
 	r->seq++;
@@ -451,8 +449,6 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 			return -1;
 		return 0;
 	}
-	if (r->pass == RESOLVE_FIRST)
-		saved = r->stats;
 	memset(out, 0, sizeof(*out));
 	out->pid = ev->pid;
 	out->tid = ev->tid;
@@ -480,10 +476,8 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 	if (s->regs_user_abi && s->regs_user_nr) {
 		if (resolve_unwound(r, ev, maps, &nr, out, &deferred) < 0)
 			return -1;
-		if (deferred) {
-			r->stats = saved;   /* counted when retried */
-			return 0;
-		}
+		if (deferred)
+			return 0;   /* counted when retried */
 	} else {
 		n = resolve_callchain(r, ev, maps, false, &nr);
 		if (n < 0)
@@ -500,6 +494,8 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 		r->stats.kernel_only++;
 	out->nr_frames = nr;
 	out->frames = r->frames;
+	for (i = 0; i < nr; i++)
+		r->stats.frames[r->frames[i].origin]++;
 	r->stats.samples++;
 	r->stats.end[out->end]++;
 	return 1;

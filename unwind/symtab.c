@@ -585,36 +585,14 @@ static uint8_t st_kallsyms_bind(char type)
 /* Reads a whole file into memory, NUL-terminated; NULL on failure. */
 static char *st_slurp(const char *path, size_t *len)
 {
-	size_t cap = 1 << 20, n = 0;
-	char *buf = malloc(cap), *nb;
 	FILE *f = fopen(path, "re");
-	size_t got;
+	char *buf;
 
-	if (!buf || !f)
-		goto fail;
-	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-		n += got;
-		if (cap - n - 1 == 0) {
-			if (cap > (1u << 30))
-				goto fail;
-			nb = realloc(buf, cap * 2);
-			if (!nb)
-				goto fail;
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	if (ferror(f))
-		goto fail;
+	if (!f)
+		return NULL;
+	buf = mem_slurp(f, (size_t)1 << 30, len);
 	fclose(f);
-	buf[n] = '\0';
-	*len = n;
 	return buf;
-fail:
-	if (f)
-		fclose(f);
-	free(buf);
-	return NULL;
 }
 
 struct symtab *symtab_load_kallsyms(const char *path)
