@@ -133,7 +133,8 @@ const struct sym_loc *symbolize_user(struct symbolizer *s, struct module *m,
 	s->lookups++;
 	t = symtab_load(m);
 	sym = symtab_lookup(t, rel);
-	if (sym && s->inline_frames)
+	/* perf runs no addr2line on "[vdso]"-style modules (dso__name()). */
+	if (sym && s->inline_frames && m->path[0] != '[')
 		n = a2l_lookup(m, rel, chain);
 	if (n == 0) {
 		l = sym_new(s, m->path, rel, SYM_USER, 1);

@@ -1,11 +1,13 @@
 # work.py - a CPU-bound python3 workload (json, regular expressions, sorting,
-# recursion) for the unwinding tests and benchmarks.
+# recursion, clock reads served by the vdso) for the unwinding tests and
+# benchmarks.
 #   python3 work.py [ROUNDS]
 import collections
 import json
 import random
 import re
 import sys
+import time
 
 
 def fib(n):
@@ -23,6 +25,8 @@ def main():
         collections.Counter(x["v"][:3] for x in d)
         random.shuffle(data)
         data.sort(key=lambda x: x["k"])
+        for _ in range(200000):
+            time.monotonic()
     print(fib(22))
 
 
