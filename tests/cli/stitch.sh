@@ -16,10 +16,13 @@ restack_clean() {
 
 "$cc" -O2 -g -fomit-frame-pointer -o "$T/deep" "$TESTDATA/src/deep.c" ||
 	skip_all "cannot build deep.c"
+# Enough samples that the depth shares of two recordings differ by
+# sampling noise well under the 0.06 the comparison below allows (about
+# 2500 spinning samples at 8 KiB, 1700 at 64 KiB, which costs 200 MB).
 record -e cpu-clock -F 4000 --call-graph dwarf -o "$T/deep8.data" \
-	-- "$T/deep" 30000 >/dev/null || skip_all "perf record failed"
+	-- "$T/deep" 90000 >/dev/null || skip_all "perf record failed"
 record -e cpu-clock -F 4000 --call-graph dwarf,65528 -o "$T/deep64.data" \
-	-- "$T/deep" 30000 >/dev/null || skip_all "perf record failed"
+	-- "$T/deep" 60000 >/dev/null || skip_all "perf record failed"
 
 # depths FOLDED: "leaf N" (samples spinning at recursion depth N) and
 # "all N" (samples at depth N) lines, plus "main" (samples under main) and
