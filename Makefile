@@ -34,9 +34,9 @@ FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/script.c
 UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/a2l.c \
 	unwind/symbolize.c unwind/aspace.c unwind/unwind.c unwind/resolve.c unwind/stitch.c \
-	unwind/jit.c unwind/x86insn.c unwind/ehhdr.c unwind/ehframe.c
+	unwind/jit.c unwind/x86insn.c unwind/ehhdr.c unwind/ehframe.c unwind/pool.c
 CMD_SRC = cmd/main.c cmd/info.c cmd/dump.c cmd/util.c cmd/run.c \
-	cmd/convert.c cmd/stats.c cmd/symbolize.c
+	cmd/convert.c cmd/stats.c cmd/symbolize.c cmd/report.c
 
 LIB_SRC = $(COMMON_SRC) $(FORMATS_SRC) $(UNWIND_SRC)
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)

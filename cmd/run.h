@@ -12,6 +12,7 @@
 #include "common/err.h"
 #include "common/stack.h"
 #include "formats/perfdata.h"
+#include "unwind/pool.h"
 #include "unwind/resolve.h"
 
 #define RUN_MAX_BUILDID_DIRS 16
@@ -34,7 +35,15 @@ struct run_opts {
 	bool validate_stitch;            /* --validate-stitch */
 	unsigned long stitch_max_nodes;  /* --stitch-max-nodes */
 	unsigned long stitch_memory;     /* --stitch-memory MiB */
+	unsigned jobs;                   /* -j N, 0: the number of cores */
+	const char *stats_json;          /* --stats-json FILE */
+	double min_coverage;             /* --min-coverage PCT, -1: none */
 };
+
+#define RUN_OPTS_INIT { .min_coverage = -1 }
+
+/* Worker threads to use: -j, else the number of cores (1 to trace). */
+unsigned run_jobs(const struct run_opts *o);
 
 /* getopt_long entries for the options above (ids >= 256). */
 extern const struct option run_long_options[];
@@ -46,6 +55,8 @@ extern const char *const run_usage_lines[];
  * when handled, 0 when c is not one of ours, -1 on a bad value (printed).
  */
 int run_parse_option(struct run_opts *o, int c, const char *arg);
+
+typedef int (*run_sample_fn)(void *ctx, const struct rsample *s);
 
 struct run {
 	const struct run_opts *opts;
@@ -63,9 +74,16 @@ struct run {
 	unsigned passes;                 /* over the input: 1 or 2 */
 	uint64_t retried;                /* samples resolved in a RETRY pass */
 	uint64_t other_event_samples;    /* samples of events not chosen */
+	struct resolve_opts ro;          /* worked out from opts and input */
+	enum event_arch arch;
+	struct pool *pool;               /* -j > 1: workers, res is the first's */
+	bool progress, progress_shown;   /* stderr is a terminal */
+	unsigned pass_no;                /* passes started */
+	double progress_at;
+	uint64_t progress_events;
+	run_sample_fn fn;                /* the caller's, for the workers */
+	void *fn_ctx;
 };
-
-typedef int (*run_sample_fn)(void *ctx, const struct rsample *s);
 
 /* run_capture() flags */
 #define RUN_ORDERED 1   /* fn needs the samples in time order */

@@ -528,3 +528,58 @@ int resolve_event(struct resolve *r, const struct event *ev,
 	}
 	return aspace_event(&r->as, ev) < 0 ? -1 : 0;
 }
+
+/*
+ * dst's module for src's module m: the same path and the same build-id from
+ * the capture (a build-id learned from the file is not part of the
+ * identity), created when dst never met it.  NULL when out of memory.
+ */
+static struct module *resolve_same_module(struct modcache *mc,
+					  const struct module *m)
+{
+	uint8_t size = m->build_id_learned ? 0 : m->build_id_size;
+	struct module *d;
+
+	for (d = mc->all; d; d = d->next) {
+		uint8_t dsize = d->build_id_learned ? 0 : d->build_id_size;
+
+		if (dsize == size && !memcmp(d->build_id, m->build_id, size) &&
+		    !strcmp(d->path, m->path))
+			return d;
+	}
+	return modcache_get(mc, m->path, m->build_id, size, 0, 0);
+}
+
+int resolve_add_counts(struct resolve *dst, struct resolve *src)
+{
+	const uint64_t *a = (const uint64_t *)&src->stats;
+	uint64_t *b = (uint64_t *)&dst->stats;
+	const struct module *m;
+	size_t i;
+
+	for (i = 0; i < sizeof(dst->stats) / sizeof(uint64_t); i++)
+		b[i] += a[i];
+	if (dst->st && src->st)
+		stitcher_add_counters(dst->st, src->st);
+	if (src->sym.kallsyms_tried && !dst->sym.kallsyms_tried) {
+		dst->sym.kallsyms_tried = true;
+		dst->sym.kallsyms = src->sym.kallsyms;
+		src->sym.kallsyms = NULL;
+	}
+	for (m = src->mc.all; m; m = m->next) {
+		struct module *d;
+
+		if (m->status == MODULE_PENDING)
+			continue;
+		d = resolve_same_module(&dst->mc, m);
+		if (!d)
+			return -1;
+		if (d->status == MODULE_PENDING)
+			module_load(&dst->mc, d);
+		d->samples += m->samples;
+		d->frames += m->frames;
+		d->no_cfi += m->no_cfi;
+		d->no_sym += m->no_sym;
+	}
+	return 0;
+}

@@ -118,6 +118,14 @@ int resolve_event(struct resolve *r, const struct event *ev,
  */
 void resolve_begin_pass(struct resolve *r, enum resolve_pass pass);
 
+/*
+ * Adds src's counts (statistics, per-module counts, root-cache counters)
+ * into dst, for resolvers that served disjoint sets of threads of the same
+ * capture, and takes over the kernel symbols src read when dst did not.
+ * Returns 0 or -1 (out of memory).
+ */
+int resolve_add_counts(struct resolve *dst, struct resolve *src);
+
 /* Samples the FIRST pass deferred to the RETRY pass. */
 static inline size_t resolve_nr_deferred(const struct resolve *r)
 {
