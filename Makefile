@@ -129,7 +129,8 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/demo.sh
 
-bench: test-deps
+bench:
+	$(Q)scripts/deps.sh bench || scripts/deps.sh test
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/bench.sh
 

@@ -373,6 +373,16 @@ static int run_init_resolver(struct run *run)
 	ro.max_frames = o->max_frames;
 	ro.max_scan = o->max_scan_set ? o->max_scan : UNWIND_SCAN_DEFAULT;
 	ro.kallsyms = run->kallsyms_used;
+	if (jobs > 1 && run->kallsyms_used) {
+		/* one copy of the kernel's symbols for all workers */
+		if (kallsyms_once_init(&run->kallsyms_once,
+				       run->kallsyms_used) < 0) {
+			cmd_error("out of memory");
+			return -1;
+		}
+		run->kallsyms_shared = true;
+		ro.kallsyms_shared = &run->kallsyms_once;
+	}
 	ro.buildid_dirs = dirs;
 	ro.nr_buildid_dirs = nr_dirs;
 	ro.use_live_vdso = in->hostname && in->osrelease && uname(&u) == 0 &&
@@ -482,9 +492,22 @@ static void run_progress(struct run *run, const struct event *ev, bool done)
  * One pass over a reader's events.  fn NULL: a prescan that only fills the
  * root caches.  Returns 0, or -1 after printing the error.
  */
+static void *run_hold(void *ctx)
+{
+	return perfdata_hold(ctx);
+}
+
+static void run_release(void *ctx, void *token)
+{
+	perfdata_release(ctx, token);
+}
+
 static int run_pass(struct run *run, struct perfdata_reader *rd,
 		    run_sample_fn fn, void *ctx)
 {
+	/* the workers read samples' stack bytes where the reader has them */
+	const struct pool_source src = { run_hold, run_release, rd };
+
 	run->fn = fn;
 	run->fn_ctx = ctx;
 	run->pass_no++;
@@ -507,7 +530,7 @@ static int run_pass(struct run *run, struct perfdata_reader *rd,
 			fprintf(stderr, "sample pid=%d tid=%d time=%llu\n",
 				ev.pid, ev.tid, (unsigned long long)ev.time);
 		if (run->pool) {
-			if (pool_event(run->pool, &ev) < 0)
+			if (pool_event(run->pool, &ev, &src) < 0)
 				goto oom;
 			continue;
 		}
@@ -651,6 +674,8 @@ void run_free(struct run *run)
 		pool_finish(run->pool);
 	if (run->res_ready)
 		resolve_release(&run->res);
+	if (run->kallsyms_shared)
+		kallsyms_once_release(&run->kallsyms_once);
 	perfdata_close(run->rd);
 	free(run->kallsyms_used);
 	memset(run, 0, sizeof(*run));

@@ -65,6 +65,8 @@ struct run {
 	struct resolve res;
 	bool res_ready;
 	char *kallsyms_used;             /* the kernel symbols file read */
+	struct kallsyms_once kallsyms_once; /* -j > 1: read once for all */
+	bool kallsyms_shared;
 	const char *home_debug;          /* ~/.debug when used */
 	char home_buf[4096];
 	char capture_dir[4096];          /* where JIT files may sit too */

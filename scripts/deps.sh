@@ -6,6 +6,7 @@
 #   scripts/deps.sh build   # compiler, make, pkg-config, the -dev libraries
 #   scripts/deps.sh test    # build + perf, clang (fuzzing), python3, node,
 #                           # sqlite3 (test workloads)
+#   scripts/deps.sh bench   # test + hotspot (its perfparser, a peer)
 set -u
 what=${1:-build}
 
@@ -13,7 +14,8 @@ pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev libdebuginfod-dev lib
 case $what in
 build) ;;
 test) pkgs="$pkgs linux-perf clang python3 binutils time nodejs sqlite3" ;;
-*) echo "deps.sh: unknown set '$what' (build or test)" >&2; exit 64 ;;
+bench) pkgs="$pkgs linux-perf clang python3 binutils time nodejs sqlite3 xz-utils hotspot" ;;
+*) echo "deps.sh: unknown set '$what' (build, test or bench)" >&2; exit 64 ;;
 esac
 
 missing=""

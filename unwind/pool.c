@@ -8,18 +8,20 @@
  * thread emits the ring in order and recycles a batch once all its results
  * were emitted.  A fixed number of batches bounds everything in flight.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/base.h"
+#include "common/hashmap.h"
 #include "common/mem.h"
 #include "unwind/pool.h"
 
 #define POOL_BATCH_BYTES (1u << 20)   /* copied event bytes per batch */
-#define POOL_BATCH_SAMPLES 256u       /* samples per batch at most */
-#define POOL_BATCHES_PER_WORKER 4u
+#define POOL_BATCH_SAMPLES 128u       /* samples per batch at most */
+#define POOL_BATCHES_PER_WORKER 3u
 
 enum pool_msg_kind {
 	POOL_MSG_EVENT,
@@ -45,8 +47,16 @@ struct pool_result {
 	struct pool_batch *batch;
 };
 
+/* Bytes of the source a batch's events point into. */
+struct pool_token {
+	const struct pool_source *src;
+	void *token;
+};
+
 struct pool_batch {
 	struct pool_batch *next;
+	struct pool_token *tokens;  /* released when the batch is reused */
+	size_t nr_tokens, alloc_tokens;
 	struct pool_batch *all_next; /* every batch, for the release */
 	uint8_t *buf;           /* copied messages */
 	size_t len, cap;
@@ -68,6 +78,7 @@ struct pool_worker {
 	struct pool_batch *queue, **queue_tail;
 	pthread_cond_t wake;
 	struct pool_batch *open;  /* being filled by the reading thread */
+	uint64_t given;           /* samples sent to it */
 };
 
 struct pool {
@@ -86,6 +97,7 @@ struct pool {
 	atomic_bool failed;
 	pool_emit_fn emit;
 	void *emit_ctx;
+	struct hashmap thread_worker; /* tid -> worker index */
 };
 
 static size_t pool_align(size_t n)
@@ -279,6 +291,17 @@ static void pool_flush_locked(struct pool *p)
 			pool_queue_locked(p, &p->w[i]);
 }
 
+/* Gives back what b's events pointed into (the reading thread only). */
+static void pool_release_tokens(struct pool_batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr_tokens; i++)
+		b->tokens[i].src->release(b->tokens[i].src->ctx,
+					  b->tokens[i].token);
+	b->nr_tokens = 0;
+}
+
 /* An empty batch for worker w with room for need bytes, or NULL. */
 static struct pool_batch *pool_get_batch(struct pool *p, size_t need)
 {
@@ -297,6 +320,8 @@ static struct pool_batch *pool_get_batch(struct pool *p, size_t need)
 		p->nr_busy++;
 	}
 	pthread_mutex_unlock(&p->lock);
+	if (b)
+		pool_release_tokens(b);
 	if (b && need > b->cap) {
 		uint8_t *nb = realloc(b->buf, need);
 
@@ -313,8 +338,11 @@ static struct pool_batch *pool_get_batch(struct pool *p, size_t need)
 	return b;
 }
 
-/* Bytes a copy of ev takes, message header included. */
-static size_t pool_event_size(const struct event *ev)
+/*
+ * Bytes a copy of ev takes, message header included; the stack copy and
+ * raw payload are not copied when kept (a source holds them).
+ */
+static size_t pool_event_size(const struct event *ev, bool kept)
 {
 	const struct event_sample *s = &ev->sample;
 	size_t n = pool_align(sizeof(struct pool_msg));
@@ -323,8 +351,11 @@ static size_t pool_event_size(const struct event *ev)
 	case EVENT_SAMPLE:
 		n += pool_align(s->callchain_nr * 8);
 		n += pool_align(s->regs_user_nr * 8);
-		n += pool_align(MIN(s->stack_dyn_size, s->stack_size));
-		n += pool_align(s->raw_size);
+		if (!kept) {
+			n += pool_align(MIN(s->stack_dyn_size,
+					    s->stack_size));
+			n += pool_align(s->raw_size);
+		}
 		break;
 	case EVENT_MMAP:
 		n += pool_align(strlen(ev->mmap.filename) + 1);
@@ -353,7 +384,7 @@ static void *pool_copy(uint8_t **at, const void *src, size_t len)
 
 /* Copies ev into b at b->len (the room was checked). */
 static void pool_copy_event(struct pool_batch *b, const struct event *ev,
-			    uint64_t seq, size_t size)
+			    uint64_t seq, size_t size, bool kept)
 {
 	struct pool_msg *m = (struct pool_msg *)(b->buf + b->len);
 	uint8_t *at = (uint8_t *)m + pool_align(sizeof(*m));
@@ -374,9 +405,12 @@ static void pool_copy_event(struct pool_batch *b, const struct event *ev,
 	case EVENT_SAMPLE:
 		s->callchain = pool_copy(&at, s->callchain, s->callchain_nr * 8);
 		s->regs_user = pool_copy(&at, s->regs_user, s->regs_user_nr * 8);
-		s->stack = pool_copy(&at, s->stack,
-				     MIN(s->stack_dyn_size, s->stack_size));
-		s->raw = pool_copy(&at, s->raw, s->raw_size);
+		if (!kept) {
+			s->stack = pool_copy(&at, s->stack,
+					     MIN(s->stack_dyn_size,
+						 s->stack_size));
+			s->raw = pool_copy(&at, s->raw, s->raw_size);
+		}
 		s->regs_intr = NULL;
 		s->regs_intr_nr = 0;
 		s->branches = NULL;
@@ -418,7 +452,7 @@ static bool pool_room(struct pool *p, struct pool_worker *w, size_t size,
 		b = NULL;
 	}
 	if (!b) {
-		b = pool_get_batch(p, size);
+		b = pool_get_batch(p, MAX(size, (size_t)POOL_BATCH_BYTES));
 		if (!b)
 			return false;
 		w->open = b;
@@ -426,32 +460,76 @@ static bool pool_room(struct pool *p, struct pool_worker *w, size_t size,
 	return true;
 }
 
-static unsigned pool_pick(const struct pool *p, int32_t tid)
+/*
+ * The worker for a thread: where its samples went before, else the worker
+ * that has been given the fewest samples so far.  Decided from the input
+ * alone, so the same for every run.  UINT_MAX when out of memory.
+ */
+static unsigned pool_pick(struct pool *p, int32_t tid)
 {
-	return (unsigned)(hashmap_mix((uint64_t)(uint32_t)tid) % p->nr);
+	uint64_t key = (uint64_t)(uint32_t)tid;
+	unsigned i, best = 0;
+	void *v;
+
+	if (hashmap_get(&p->thread_worker, key, &v))
+		return (unsigned)(uintptr_t)v;
+	for (i = 1; i < p->nr; i++)
+		if (p->w[i].given < p->w[best].given)
+			best = i;
+	if (hashmap_put(&p->thread_worker, key, (void *)(uintptr_t)best) < 0)
+		return UINT_MAX;
+	return best;
 }
 
-int pool_event(struct pool *p, const struct event *ev)
+/* Keeps the bytes of sample ev for batch b; false: copy them. */
+static bool pool_keep(struct pool_batch *b, const struct pool_source *src)
+{
+	void *token;
+
+	if (!src || mem_grow(&b->tokens, &b->alloc_tokens, sizeof(*b->tokens),
+			     b->nr_tokens + 1) < 0)
+		return false;
+	token = src->hold(src->ctx);
+	if (!token)
+		return false;
+	b->tokens[b->nr_tokens].src = src;
+	b->tokens[b->nr_tokens++].token = token;
+	return true;
+}
+
+int pool_event(struct pool *p, const struct event *ev,
+	       const struct pool_source *src)
 {
 	size_t size;
 	unsigned i;
 
 	if (p->failed)
 		return -1;
-	size = pool_event_size(ev);
 	if (ev->type == EVENT_SAMPLE) {
-		struct pool_worker *w = &p->w[pool_pick(p, ev->tid)];
+		unsigned wi = pool_pick(p, ev->tid);
+		struct pool_worker *w;
+		bool kept;
 
-		if (!pool_room(p, w, size, true))
+		if (wi == UINT_MAX) {
+			p->failed = true;
 			return -1;
-		pool_copy_event(w->open, ev, p->next_seq++, size);
+		}
+		w = &p->w[wi];
+		w->given++;
+		/* room for a copy, in case the bytes cannot be kept */
+		if (!pool_room(p, w, pool_event_size(ev, false), true))
+			return -1;
+		kept = pool_keep(w->open, src);
+		size = pool_event_size(ev, kept);
+		pool_copy_event(w->open, ev, p->next_seq++, size, kept);
 		w->open->nr_samples++;
 		return 0;
 	}
+	size = pool_event_size(ev, false);
 	for (i = 0; i < p->nr; i++) {
 		if (!pool_room(p, &p->w[i], size, false))
 			return -1;
-		pool_copy_event(p->w[i].open, ev, 0, size);
+		pool_copy_event(p->w[i].open, ev, 0, size, false);
 	}
 	return 0;
 }
@@ -489,12 +567,12 @@ static bool pool_idle_locked(const struct pool *p)
 
 int pool_drain(struct pool *p)
 {
+	struct pool_batch *b;
 	unsigned i;
 
 	pthread_mutex_lock(&p->lock);
 	for (i = 0; i < p->nr; i++) {
-		struct pool_batch *b = p->w[i].open;
-
+		b = p->w[i].open;
 		if (b && !b->len) {
 			/* an empty open batch: give it back */
 			p->w[i].open = NULL;
@@ -509,6 +587,9 @@ int pool_drain(struct pool *p)
 		pthread_cond_wait(&p->done, &p->lock);
 	}
 	pthread_mutex_unlock(&p->lock);
+	/* the workers are idle: every batch's tokens can go back */
+	for (b = p->all_batches; b; b = b->all_next)
+		pool_release_tokens(b);
 	return p->failed ? -1 : 0;
 }
 
@@ -531,6 +612,7 @@ static void pool_release(struct pool *p)
 		next = b->all_next;
 		free(b->buf);
 		free(b->out);
+		free(b->tokens);
 		free(b);
 	}
 	for (i = 0; i < p->nr; i++) {
@@ -540,6 +622,7 @@ static void pool_release(struct pool *p)
 	}
 	pthread_cond_destroy(&p->done);
 	pthread_mutex_destroy(&p->lock);
+	hashmap_release(&p->thread_worker);
 	free(p->ring);
 	free(p);
 }

@@ -53,12 +53,30 @@ struct pool *pool_start(unsigned nr, struct resolve *first, pool_init_fn init,
 int pool_begin_pass(struct pool *p, enum resolve_pass pass);
 
 /*
- * Gives one event to the workers; emits the samples that are ready.
- * Returns 0, or -1 when a worker ran out of memory or emit failed.
+ * Where events come from, when it can keep a sample's bytes (stack copy,
+ * raw payload) alive for the workers instead of having them copied: hold
+ * returns a token for the event just read (NULL: copy it), release gives
+ * it back.  Both are called on the caller's thread only.
  */
-int pool_event(struct pool *p, const struct event *ev);
+struct pool_source {
+	void *(*hold)(void *ctx);
+	void (*release)(void *ctx, void *token);
+	void *ctx;
+};
 
-/* Waits until every event given so far is resolved and emitted. */
+/*
+ * Gives one event to the workers; emits the samples that are ready.  src
+ * may be NULL (everything is copied); when given, it must stay valid until
+ * pool_drain() returns.  Returns 0, or -1 when a worker ran out of memory
+ * or emit failed.
+ */
+int pool_event(struct pool *p, const struct event *ev,
+	       const struct pool_source *src);
+
+/*
+ * Waits until every event given so far is resolved and emitted, and gives
+ * back every token held.
+ */
 int pool_drain(struct pool *p);
 
 /* Samples the workers' FIRST passes deferred (sum over workers). */

@@ -60,8 +60,10 @@ int resolve_init(struct resolve *r, const struct resolve_opts *opts,
 		if (!r->st)
 			return err_set(err, ERR_NOMEM, ERR_NO_OFF, "root cache");
 	}
-	if (r->opts.kallsyms && !r->opts.no_kernel &&
-	    symbolizer_set_kallsyms(&r->sym, r->opts.kallsyms) < 0)
+	if (r->opts.kallsyms_shared && !r->opts.no_kernel)
+		symbolizer_share_kallsyms(&r->sym, r->opts.kallsyms_shared);
+	else if (r->opts.kallsyms && !r->opts.no_kernel &&
+		 symbolizer_set_kallsyms(&r->sym, r->opts.kallsyms) < 0)
 		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "kallsyms");
 	return 0;
 }
@@ -564,7 +566,10 @@ int resolve_add_counts(struct resolve *dst, struct resolve *src)
 	if (src->sym.kallsyms_tried && !dst->sym.kallsyms_tried) {
 		dst->sym.kallsyms_tried = true;
 		dst->sym.kallsyms = src->sym.kallsyms;
-		src->sym.kallsyms = NULL;
+		if (!src->sym.shared)
+			src->sym.kallsyms = NULL;   /* dst owns it now */
+		else if (!dst->sym.shared)
+			dst->sym.shared = src->sym.shared;
 	}
 	for (m = src->mc.all; m; m = m->next) {
 		struct module *d;

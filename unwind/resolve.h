@@ -30,6 +30,8 @@ struct resolve_opts {
 	unsigned max_frames;     /* 0: 1024 */
 	unsigned max_scan;       /* scanned frames per sample, 0: none */
 	const char *kallsyms;    /* kernel symbols file, or NULL for none */
+	struct kallsyms_once *kallsyms_shared; /* instead of kallsyms: read
+					   * once for several resolvers */
 	const char *const *buildid_dirs;
 	unsigned nr_buildid_dirs;
 	bool use_live_vdso;      /* this machine's vdso may stand in */
