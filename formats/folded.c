@@ -2,7 +2,12 @@
  * folded.c - the folded-stack writer.
  *
  * Distinct stacks are kept in a hash table (key: the whole line without
- * its count) and written sorted at the end.
+ * its count) and written sorted at the end.  In front of it, a table of
+ * stacks as the resolver hands them (thread name, frames by symbol
+ * location) points to their line, so a stack seen before is counted
+ * without building its text again.  Symbol locations are unique per
+ * (module, address) and live as long as their symbolizer, which outlives
+ * the samples added here.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,8 +28,27 @@ struct folded_line {
 	char text[];
 };
 
+/* A resolved stack whose line is known. */
+struct folded_raw {
+	struct folded_raw *next;    /* hash chain */
+	struct folded_line *line;
+	const char *comm;           /* copy */
+	const char *marker;         /* rsample_marker(), a constant */
+	int32_t pid, tid;           /* 0 unless --pid / --tid */
+	uint32_t nr, nr_kernel;
+	struct folded_raw_frame {
+		const struct sym_loc *loc;
+		uint8_t origin;     /* 0 unless annotating */
+	} f[];
+};
+
+/* Memory the table of resolved stacks may take; beyond, text only. */
+#define FOLDED_RAW_MAX (32u << 20)
+
 struct folded {
 	struct folded_opts opts;
+	struct hashmap raws;         /* hash -> first folded_raw */
+	size_t raw_bytes;
 	struct hashmap lines;        /* hash -> first folded_line */
 	struct arena arena;
 	struct strbuf buf;
@@ -45,6 +69,7 @@ void folded_free(struct folded *f)
 	if (!f)
 		return;
 	hashmap_release(&f->lines);
+	hashmap_release(&f->raws);
 	arena_release(&f->arena);
 	strbuf_release(&f->buf);
 	free(f);
@@ -140,13 +165,128 @@ static uint64_t folded_hash(const char *s, size_t n)
 	return h;
 }
 
-int folded_add(struct folded *f, const struct rsample *s)
+/* The identity of s's folded line, as far as the raw table keeps it. */
+static uint64_t folded_raw_hash(const struct folded *f,
+				const struct rsample *s, int32_t pid,
+				int32_t tid, const char *marker)
 {
-	struct folded_line *l, *first = NULL;
-	uint64_t w = f->opts.period ? s->period : 1, h;
+	uint64_t h = folded_hash(s->comm, strlen(s->comm));
+	uint32_t i;
+
+	h = hashmap_mix(h ^ (uint64_t)(uint32_t)pid ^
+			((uint64_t)(uint32_t)tid << 32));
+	h = hashmap_mix(h ^ (uintptr_t)marker ^ s->nr_kernel);
+	for (i = 0; i < s->nr_frames; i++)
+		h = hashmap_mix(h ^ (uintptr_t)s->frames[i].loc ^
+				(f->opts.annotate ? s->frames[i].origin : 0));
+	return h;
+}
+
+static bool folded_raw_same(const struct folded *f,
+			    const struct folded_raw *r,
+			    const struct rsample *s, int32_t pid, int32_t tid,
+			    const char *marker)
+{
+	uint32_t i;
+
+	if (r->nr != s->nr_frames || r->nr_kernel != s->nr_kernel ||
+	    r->pid != pid || r->tid != tid || r->marker != marker ||
+	    strcmp(r->comm, s->comm))
+		return false;
+	for (i = 0; i < r->nr; i++)
+		if (r->f[i].loc != s->frames[i].loc ||
+		    (f->opts.annotate && r->f[i].origin != s->frames[i].origin))
+			return false;
+	return true;
+}
+
+/* Remembers that s folds to line (unless the table is full). */
+static int folded_raw_add(struct folded *f, const struct rsample *s,
+			  uint64_t h, int32_t pid, int32_t tid,
+			  const char *marker, struct folded_line *line)
+{
+	size_t comm = strlen(s->comm) + 1;
+	size_t size = sizeof(struct folded_raw) +
+		      s->nr_frames * sizeof(struct folded_raw_frame);
+	struct folded_raw *r;
 	uint32_t i;
 	void *v;
 
+	if (f->raw_bytes + size + comm > FOLDED_RAW_MAX)
+		return 0;
+	r = arena_alloc(&f->arena, size);
+	if (!r)
+		return -1;
+	r->comm = arena_alloc(&f->arena, comm);
+	if (!r->comm)
+		return -1;
+	memcpy((char *)r->comm, s->comm, comm);
+	r->line = line;
+	r->marker = marker;
+	r->pid = pid;
+	r->tid = tid;
+	r->nr = s->nr_frames;
+	r->nr_kernel = s->nr_kernel;
+	for (i = 0; i < r->nr; i++) {
+		r->f[i].loc = s->frames[i].loc;
+		r->f[i].origin = f->opts.annotate ? s->frames[i].origin : 0;
+	}
+	r->next = hashmap_get(&f->raws, h, &v) ? v : NULL;
+	if (hashmap_put(&f->raws, h, r) < 0)
+		return -1;
+	f->raw_bytes += size + comm;
+	return 0;
+}
+
+/* The line for the text in f->buf, counted w more times. */
+static struct folded_line *folded_line_add(struct folded *f, uint64_t w)
+{
+	struct folded_line *l, *first = NULL;
+	uint64_t h = folded_hash(f->buf.buf, f->buf.len);
+	void *v;
+
+	if (hashmap_get(&f->lines, h, &v))
+		first = v;
+	for (l = first; l; l = l->next) {
+		if (l->len == f->buf.len &&
+		    !memcmp(l->text, f->buf.buf, f->buf.len)) {
+			l->count += w;
+			return l;
+		}
+	}
+	l = arena_alloc(&f->arena, sizeof(*l) + f->buf.len + 1);
+	if (!l)
+		return NULL;
+	memcpy(l->text, f->buf.buf, f->buf.len + 1);
+	l->len = (uint32_t)f->buf.len;
+	l->count = w;
+	l->next = first;
+	if (hashmap_put(&f->lines, h, l) < 0)
+		return NULL;
+	f->nr++;
+	return l;
+}
+
+int folded_add(struct folded *f, const struct rsample *s)
+{
+	uint64_t w = f->opts.period ? s->period : 1, rh;
+	int32_t pid = f->opts.tid || f->opts.pid ? s->pid : 0;
+	int32_t tid = f->opts.tid ? s->tid : 0;
+	const char *marker = rsample_marker(s);
+	struct folded_line *line;
+	struct folded_raw *r;
+	uint32_t i;
+	void *v;
+
+	rh = folded_raw_hash(f, s, pid, tid, marker);
+	if (hashmap_get(&f->raws, rh, &v)) {
+		for (r = v; r; r = r->next) {
+			if (folded_raw_same(f, r, s, pid, tid, marker)) {
+				r->line->count += w;
+				return 0;
+			}
+		}
+	}
 	strbuf_reset(&f->buf);
 	if (f->opts.tid)
 		strbuf_addf(&f->buf, "%s-%d/%d", s->comm, s->pid, s->tid);
@@ -157,35 +297,18 @@ int folded_add(struct folded *f, const struct rsample *s)
 	for (i = 0; i < f->buf.len; i++)
 		if (f->buf.buf[i] == ' ')
 			f->buf.buf[i] = '_';
-	if (rsample_marker(s)) {
+	if (marker) {
 		strbuf_addch(&f->buf, ';');
-		strbuf_addstr(&f->buf, rsample_marker(s));
+		strbuf_addstr(&f->buf, marker);
 	}
 	for (i = s->nr_frames; i-- > 0;)
 		folded_frame(f, &s->frames[i], i < s->nr_kernel);
 	if (f->buf.oom)
 		return -1;
-	h = folded_hash(f->buf.buf, f->buf.len);
-	if (hashmap_get(&f->lines, h, &v))
-		first = v;
-	for (l = first; l; l = l->next) {
-		if (l->len == f->buf.len &&
-		    !memcmp(l->text, f->buf.buf, f->buf.len)) {
-			l->count += w;
-			return 0;
-		}
-	}
-	l = arena_alloc(&f->arena, sizeof(*l) + f->buf.len + 1);
-	if (!l)
+	line = folded_line_add(f, w);
+	if (!line)
 		return -1;
-	memcpy(l->text, f->buf.buf, f->buf.len + 1);
-	l->len = (uint32_t)f->buf.len;
-	l->count = w;
-	l->next = first;
-	if (hashmap_put(&f->lines, h, l) < 0)
-		return -1;
-	f->nr++;
-	return 0;
+	return folded_raw_add(f, s, rh, pid, tid, marker, line);
 }
 
 static int folded_line_cmp(const void *a, const void *b)

@@ -212,8 +212,11 @@ static int pd_read_regs(struct perfdata_reader *r, struct cur *c,
 	if (!out)
 		return err_set(&r->err, ERR_CORRUPT, cur_off(c),
 			       "%s: register block exceeds the record", what);
-	for (i = 0; i < n; i++)
-		out[i] = cur_u64(c);
+	/* n * 8 bytes are there (checked above): one copy, then swap */
+	memcpy(out, cur_bytes(c, (size_t)n * 8), (size_t)n * 8);
+	if (c->swap)
+		for (i = 0; i < n; i++)
+			out[i] = bswap_64(out[i]);
 	*regs = out;
 	*nr = n;
 	return 0;
