@@ -19,14 +19,16 @@ restack_clean() {
 }
 
 # node writes /tmp/perf-PID.map; move new ones into $T/maps.
+# collect_maps DATA: moves the perf maps of DATA's processes out of /tmp
+# (only theirs: other tests may be running node at the same time).
 collect_maps() {
-	local m
-	for m in /tmp/perf-*.map; do
-		[ -e "$m" ] || continue
-		grep -qxF "$m" "$T/maps.before" || mv "$m" "$T/maps/"
+	local pid
+	for pid in $("$RESTACK" dump "$1" |
+		     sed -n 's/.* COMM pid=\([0-9]*\) .*/\1/p' | sort -u); do
+		[ -e "/tmp/perf-$pid.map" ] && mv "/tmp/perf-$pid.map" "$T/maps/"
 	done
+	return 0
 }
-ls /tmp/perf-*.map >"$T/maps.before" 2>/dev/null
 
 # rooted FOLDED: "rooted total" over user stacks, a stack being rooted when
 # its outermost frame is a thread root.
@@ -45,7 +47,7 @@ record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/basic.data" \
 	-- node --perf-basic-prof jitwork.js 4 >/dev/null ||
 	skip_all "perf record of node failed"
 perf_clean script --no-inline -i "$T/basic.data" >"$T/basic.perf" 2>/dev/null
-collect_maps
+collect_maps "$T/basic.data"
 python3 "$TOP/tests/tools/collapse.py" "$T/basic.perf" >"$T/basic.perf.folded"
 read -r p_root p_total < <(rooted "$T/basic.perf.folded")
 
@@ -77,7 +79,7 @@ check "basic-prof: without the map stacks still reach the root" \
 if record -k mono -e cpu-clock -F 2000 --call-graph dwarf -o "$T/dump.data" \
 	-- node --perf-prof --interpreted-frames-native-stack jitwork.js 4 \
 	>/dev/null; then
-	collect_maps
+	collect_maps "$T/dump.data"
 	dump=$(ls "$T"/jit-*.dump 2>/dev/null | head -n 1)
 	if [ -z "$dump" ]; then
 		skip "perf-prof" "node wrote no jitdump"
