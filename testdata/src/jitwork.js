@@ -1,6 +1,7 @@
 // jitwork.js - a CPU-bound node workload for restack's JIT tests: recursion,
 // sorting with a JS comparator and string building, for about SECONDS
-// seconds (first argument, default 4).
+// seconds of CPU time (first argument, default 4), so that a busy machine
+// gives as many samples as an idle one.
 'use strict';
 
 function fib(n) {
@@ -22,10 +23,15 @@ function buildString(n) {
 	return s.length;
 }
 
+function cpuSeconds(since) {
+	const u = process.cpuUsage(since);
+	return (u.user + u.system) / 1e6;
+}
+
 function work(seconds) {
-	const end = Date.now() + seconds * 1000;
+	const start = process.cpuUsage();
 	let s = 0;
-	while (Date.now() < end) {
+	while (cpuSeconds(start) < seconds) {
 		s += fib(22);
 		s += sortMany(20000);
 		s += buildString(5000);
