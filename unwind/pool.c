@@ -24,15 +24,17 @@
 #define POOL_BATCHES_PER_WORKER 3u
 
 enum pool_msg_kind {
-	POOL_MSG_EVENT,
-	POOL_MSG_PASS,
+	POOL_MSG_EVENT,         /* to resolve */
+	POOL_MSG_PASS,          /* a pass begins */
+	POOL_MSG_RECORD,        /* only to hand out (records mode) */
 };
 
 /* A copied event; its payload (strings, arrays, stack) follows it. */
 struct pool_msg {
 	uint32_t kind;
 	uint32_t size;          /* of the message with payload, aligned */
-	uint64_t seq;           /* samples: input sequence number */
+	bool emit;              /* has a sequence number: hand it out */
+	uint64_t seq;           /* its place in the order */
 	enum resolve_pass pass; /* POOL_MSG_PASS */
 	struct event ev;
 	struct event_attr attr;
@@ -42,6 +44,7 @@ struct pool_msg {
 struct pool_result {
 	uint64_t seq;
 	bool has;               /* resolve_event() handed out a sample */
+	const struct event *ev; /* records mode: the event, in the batch */
 	uint32_t size;
 	struct rsample rs;
 	struct pool_batch *batch;
@@ -94,6 +97,7 @@ struct pool {
 	uint64_t next_seq;        /* given to the next sample */
 	uint64_t next_emit;       /* the next sample to emit */
 	bool stop;
+	bool records;             /* records mode */
 	atomic_bool failed;
 	pool_emit_fn emit;
 	void *emit_ctx;
@@ -116,7 +120,7 @@ static void *pool_out_reserve(struct pool_batch *b, size_t n)
 
 /* Appends the result of one sample to b->out (offsets fixed later). */
 static int pool_result_add(struct pool_batch *b, uint64_t seq,
-			   const struct rsample *rs)
+			   const struct event *ev, const struct rsample *rs)
 {
 	size_t comm_len = rs && rs->comm ? strlen(rs->comm) + 1 : 0;
 	size_t frames = rs ? rs->nr_frames * sizeof(struct rframe) : 0;
@@ -131,6 +135,7 @@ static int pool_result_add(struct pool_batch *b, uint64_t seq,
 	res->seq = seq;
 	res->size = (uint32_t)size;
 	res->batch = b;
+	res->ev = ev;
 	if (rs) {
 		res->has = true;
 		res->rs = *rs;
@@ -161,11 +166,14 @@ static int pool_run_batch(struct pool_worker *w, struct pool_batch *b)
 			resolve_begin_pass(w->res, m->pass);
 			continue;
 		}
-		rc = resolve_event(w->res, &m->ev, &rs);
+		rc = 0;
+		if (m->kind == POOL_MSG_EVENT)
+			rc = resolve_event(w->res, &m->ev, &rs);
 		if (rc < 0)
 			return -1;
-		if (m->ev.type == EVENT_SAMPLE &&
-		    pool_result_add(b, m->seq, rc > 0 ? &rs : NULL) < 0)
+		if (m->emit &&
+		    pool_result_add(b, m->seq, w->pool->records ? &m->ev : NULL,
+				    rc > 0 ? &rs : NULL) < 0)
 			return -1;
 	}
 	return 0;
@@ -258,9 +266,10 @@ static void pool_emit_ready_locked(struct pool *p)
 		p->ring[slot] = NULL;
 		p->next_emit++;
 		b = res->batch;
-		if (res->has && !p->failed) {
+		if ((res->has || res->ev) && !p->failed) {
 			pthread_mutex_unlock(&p->lock);
-			if (p->emit(p->emit_ctx, &res->rs) < 0)
+			if (p->emit(p->emit_ctx, res->ev,
+				    res->has ? &res->rs : NULL) < 0)
 				p->failed = true;
 			pthread_mutex_lock(&p->lock);
 		}
@@ -338,33 +347,50 @@ static struct pool_batch *pool_get_batch(struct pool *p, size_t need)
 	return b;
 }
 
+/* How to copy an event into a batch. */
+struct pool_copy_how {
+	enum pool_msg_kind kind;
+	bool emit;              /* give it a sequence number */
+	bool kept;              /* a source holds its record's bytes */
+	bool raw;               /* records mode: the record bytes too */
+};
+
+static size_t pool_str_size(const char *s)
+{
+	return s ? pool_align(strlen(s) + 1) : 0;
+}
+
 /*
- * Bytes a copy of ev takes, message header included; the stack copy and
- * raw payload are not copied when kept (a source holds them).
+ * Bytes a copy of ev takes, message header included: the bytes of the
+ * record (stack copy, raw payload, the record itself) only when no source
+ * holds them.
  */
-static size_t pool_event_size(const struct event *ev, bool kept)
+static size_t pool_event_size(const struct event *ev,
+			      const struct pool_copy_how *how)
 {
 	const struct event_sample *s = &ev->sample;
 	size_t n = pool_align(sizeof(struct pool_msg));
 
+	if (how->raw && !how->kept)
+		n += pool_align(ev->raw_len);
 	switch (ev->type) {
 	case EVENT_SAMPLE:
 		n += pool_align(s->callchain_nr * 8);
 		n += pool_align(s->regs_user_nr * 8);
-		if (!kept) {
+		if (!how->kept) {
 			n += pool_align(MIN(s->stack_dyn_size,
 					    s->stack_size));
 			n += pool_align(s->raw_size);
 		}
 		break;
 	case EVENT_MMAP:
-		n += pool_align(strlen(ev->mmap.filename) + 1);
+		n += pool_str_size(ev->mmap.filename);
 		break;
 	case EVENT_COMM:
-		n += pool_align(strlen(ev->comm.comm) + 1);
+		n += pool_str_size(ev->comm.comm);
 		break;
 	case EVENT_BUILD_ID:
-		n += pool_align(strlen(ev->build_id.filename) + 1);
+		n += pool_str_size(ev->build_id.filename);
 		break;
 	default:
 		break;
@@ -382,21 +408,32 @@ static void *pool_copy(uint8_t **at, const void *src, size_t len)
 	return dst;
 }
 
+static const char *pool_copy_str(uint8_t **at, const char *s)
+{
+	return s ? pool_copy(at, s, strlen(s) + 1) : NULL;
+}
+
 /* Copies ev into b at b->len (the room was checked). */
 static void pool_copy_event(struct pool_batch *b, const struct event *ev,
-			    uint64_t seq, size_t size, bool kept)
+			    uint64_t seq, size_t size,
+			    const struct pool_copy_how *how)
 {
 	struct pool_msg *m = (struct pool_msg *)(b->buf + b->len);
 	uint8_t *at = (uint8_t *)m + pool_align(sizeof(*m));
 	struct event_sample *s = &m->ev.sample;
 
 	memset(m, 0, sizeof(*m));
-	m->kind = POOL_MSG_EVENT;
+	m->kind = how->kind;
+	m->emit = how->emit;
 	m->size = (uint32_t)size;
 	m->seq = seq;
 	m->ev = *ev;
-	m->ev.raw = NULL;
-	m->ev.raw_len = 0;
+	if (!how->raw) {
+		m->ev.raw = NULL;
+		m->ev.raw_len = 0;
+	} else if (!how->kept) {
+		m->ev.raw = pool_copy(&at, ev->raw, ev->raw_len);
+	}
 	if (ev->attr) {
 		m->attr = *ev->attr;
 		m->ev.attr = &m->attr;
@@ -405,7 +442,7 @@ static void pool_copy_event(struct pool_batch *b, const struct event *ev,
 	case EVENT_SAMPLE:
 		s->callchain = pool_copy(&at, s->callchain, s->callchain_nr * 8);
 		s->regs_user = pool_copy(&at, s->regs_user, s->regs_user_nr * 8);
-		if (!kept) {
+		if (!how->kept) {
 			s->stack = pool_copy(&at, s->stack,
 					     MIN(s->stack_dyn_size,
 						 s->stack_size));
@@ -419,17 +456,14 @@ static void pool_copy_event(struct pool_batch *b, const struct event *ev,
 		s->read_nr = 0;
 		break;
 	case EVENT_MMAP:
-		m->ev.mmap.filename = pool_copy(&at, ev->mmap.filename,
-						strlen(ev->mmap.filename) + 1);
+		m->ev.mmap.filename = pool_copy_str(&at, ev->mmap.filename);
 		break;
 	case EVENT_COMM:
-		m->ev.comm.comm = pool_copy(&at, ev->comm.comm,
-					    strlen(ev->comm.comm) + 1);
+		m->ev.comm.comm = pool_copy_str(&at, ev->comm.comm);
 		break;
 	case EVENT_BUILD_ID:
 		m->ev.build_id.filename =
-			pool_copy(&at, ev->build_id.filename,
-				  strlen(ev->build_id.filename) + 1);
+			pool_copy_str(&at, ev->build_id.filename);
 		break;
 	default:
 		break;
@@ -481,7 +515,7 @@ static unsigned pool_pick(struct pool *p, int32_t tid)
 	return best;
 }
 
-/* Keeps the bytes of sample ev for batch b; false: copy them. */
+/* Keeps the bytes of event ev for batch b; false: copy them. */
 static bool pool_keep(struct pool_batch *b, const struct pool_source *src)
 {
 	void *token;
@@ -497,41 +531,77 @@ static bool pool_keep(struct pool_batch *b, const struct pool_source *src)
 	return true;
 }
 
+/*
+ * Queues a copy of ev for worker w (as a sample when sample is set),
+ * keeping its bytes through src when it can.
+ */
+static int pool_send(struct pool *p, struct pool_worker *w,
+		     const struct event *ev, const struct pool_source *src,
+		     struct pool_copy_how *how, bool sample)
+{
+	uint64_t seq = how->emit ? p->next_seq : 0;
+	size_t size;
+
+	how->kept = false;
+	/* room for a copy, in case the bytes cannot be kept */
+	if (!pool_room(p, w, pool_event_size(ev, how), sample))
+		return -1;
+	if (src && (sample || how->raw))
+		how->kept = pool_keep(w->open, src);
+	size = pool_event_size(ev, how);
+	pool_copy_event(w->open, ev, seq, size, how);
+	if (how->emit)
+		p->next_seq++;
+	if (sample)
+		w->open->nr_samples++;
+	return 0;
+}
+
 int pool_event(struct pool *p, const struct event *ev,
 	       const struct pool_source *src)
 {
-	size_t size;
+	struct pool_copy_how how = { POOL_MSG_EVENT, false, false,
+				     p->records };
 	unsigned i;
 
 	if (p->failed)
 		return -1;
 	if (ev->type == EVENT_SAMPLE) {
 		unsigned wi = pool_pick(p, ev->tid);
-		struct pool_worker *w;
-		bool kept;
 
 		if (wi == UINT_MAX) {
 			p->failed = true;
 			return -1;
 		}
-		w = &p->w[wi];
-		w->given++;
-		/* room for a copy, in case the bytes cannot be kept */
-		if (!pool_room(p, w, pool_event_size(ev, false), true))
-			return -1;
-		kept = pool_keep(w->open, src);
-		size = pool_event_size(ev, kept);
-		pool_copy_event(w->open, ev, p->next_seq++, size, kept);
-		w->open->nr_samples++;
-		return 0;
+		p->w[wi].given++;
+		how.emit = true;
+		return pool_send(p, &p->w[wi], ev, src, &how, true);
 	}
-	size = pool_event_size(ev, false);
+	/* every worker; the first hands it out in records mode */
 	for (i = 0; i < p->nr; i++) {
-		if (!pool_room(p, &p->w[i], size, false))
+		how.emit = p->records && i == 0;
+		how.raw = how.emit;
+		if (pool_send(p, &p->w[i], ev, src, &how, false) < 0)
 			return -1;
-		pool_copy_event(p->w[i].open, ev, 0, size, false);
 	}
 	return 0;
+}
+
+void pool_emit_records(struct pool *p, bool on)
+{
+	p->records = on;
+}
+
+int pool_record(struct pool *p, const struct event *ev,
+		const struct pool_source *src)
+{
+	struct pool_copy_how how = { POOL_MSG_RECORD, true, false, true };
+
+	if (p->failed)
+		return -1;
+	if (!p->records)
+		return 0;
+	return pool_send(p, &p->w[0], ev, src, &how, true);
 }
 
 int pool_begin_pass(struct pool *p, enum resolve_pass pass)
