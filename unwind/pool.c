@@ -81,7 +81,7 @@ struct pool_worker {
 	struct pool_batch *queue, **queue_tail;
 	pthread_cond_t wake;
 	struct pool_batch *open;  /* being filled by the reading thread */
-	uint64_t given;           /* samples sent to it */
+	unsigned threads;         /* threads sent to it */
 };
 
 struct pool {
@@ -496,8 +496,12 @@ static bool pool_room(struct pool *p, struct pool_worker *w, size_t size,
 
 /*
  * The worker for a thread: where its samples went before, else the worker
- * that has been given the fewest samples so far.  Decided from the input
- * alone, so the same for every run.  UINT_MAX when out of memory.
+ * that has been given the fewest threads so far (the first of them): round
+ * robin in the order threads first appear.  Sample counts at a thread's
+ * first sample say little about the work to come (a main thread's few
+ * start-up samples would send both of its busy threads to one worker).
+ * Decided from the input alone, so the same for every run.
+ * UINT_MAX when out of memory.
  */
 static unsigned pool_pick(struct pool *p, int32_t tid)
 {
@@ -508,10 +512,11 @@ static unsigned pool_pick(struct pool *p, int32_t tid)
 	if (hashmap_get(&p->thread_worker, key, &v))
 		return (unsigned)(uintptr_t)v;
 	for (i = 1; i < p->nr; i++)
-		if (p->w[i].given < p->w[best].given)
+		if (p->w[i].threads < p->w[best].threads)
 			best = i;
 	if (hashmap_put(&p->thread_worker, key, (void *)(uintptr_t)best) < 0)
 		return UINT_MAX;
+	p->w[best].threads++;
 	return best;
 }
 
@@ -573,7 +578,6 @@ int pool_event(struct pool *p, const struct event *ev,
 			p->failed = true;
 			return -1;
 		}
-		p->w[wi].given++;
 		how.emit = true;
 		return pool_send(p, &p->w[wi], ev, src, &how, true);
 	}
