@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cmd/lookup.h"
 #include "common/err.h"
 #include "common/stack.h"
 #include "formats/perfdata.h"
@@ -34,6 +35,7 @@ struct run_opts {
 	bool validate_stitch;            /* --validate-stitch */
 	unsigned long stitch_max_nodes;  /* --stitch-max-nodes */
 	unsigned long stitch_memory;     /* --stitch-memory MiB */
+	struct lookup_opts lookup;       /* --symfs, --archive, --debuginfod */
 };
 
 /* getopt_long entries for the options above (ids >= 256). */
@@ -53,6 +55,8 @@ struct run {
 	struct perfdata_reader *rd;
 	struct resolve res;
 	bool res_ready;
+	struct lookup lookup;            /* where modules are looked for */
+	bool lookup_ready;
 	char *kallsyms_used;             /* the kernel symbols file read */
 	const char *home_debug;          /* ~/.debug when used */
 	char home_buf[4096];

@@ -5,14 +5,16 @@
 #
 #   scripts/deps.sh build   # compiler, make, pkg-config, the -dev libraries
 #   scripts/deps.sh test    # build + perf, clang (fuzzing), python3, node,
-#                           # sqlite3 (test workloads)
+#                           # sqlite3 (test workloads); debuginfod,
+#                           # util-linux (unshare), iproute2 (ip), curl and
+#                           # bzip2 (perf archive) for tests/cli/locate.sh
 set -u
 what=${1:-build}
 
-pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev libdebuginfod-dev libtraceevent-dev libiberty-dev"
+pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev libdebuginfod-dev libarchive-dev libtraceevent-dev libiberty-dev"
 case $what in
 build) ;;
-test) pkgs="$pkgs linux-perf clang python3 binutils time nodejs sqlite3" ;;
+test) pkgs="$pkgs linux-perf clang python3 binutils time nodejs sqlite3 debuginfod util-linux iproute2 curl bzip2" ;;
 *) echo "deps.sh: unknown set '$what' (build or test)" >&2; exit 64 ;;
 esac
 

@@ -32,6 +32,8 @@ struct resolve_opts {
 	const char *kallsyms;    /* kernel symbols file, or NULL for none */
 	const char *const *buildid_dirs;
 	unsigned nr_buildid_dirs;
+	const struct locate_opts *locate; /* the lookup chain, borrowed; NULL:
+				   * buildid_dirs and /usr/lib/debug */
 	bool use_live_vdso;      /* this machine's vdso may stand in */
 	bool no_stitch;          /* leave truncated stacks as they are */
 	struct stitch_opts stitch;
