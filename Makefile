@@ -5,6 +5,7 @@
 #   make demo         record a small workload and convert it
 #   make check        build and run the whole test suite
 #   make check-asan   the suite under AddressSanitizer + UBSan
+#   make check-tsan   the debuginfod/off-machine tests under ThreadSanitizer
 #   make fuzz         build the libFuzzer targets (clang)
 #   make bench        benchmarks against perf script
 #
@@ -50,7 +51,7 @@ REPLAY_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/replay_%)
 
 PROG = restack
 
-.PHONY: all deps test-deps demo check check-asan check-run fuzz bench clean \
+.PHONY: all deps test-deps demo check check-asan check-tsan check-run fuzz bench clean \
 	check-includes
 .DEFAULT_GOAL := all
 
@@ -109,6 +110,17 @@ check-asan: test-deps
 	$(Q)$(MAKE) --no-print-directory BUILD=build-asan \
 		SANITIZE=address,undefined CFLAGS="-O1 -g" check-run
 
+# The debuginfod lookups (helper processes, poll loop, signals) and the
+# off-machine tests under ThreadSanitizer; TSAN_TESTS picks the tests.
+TSAN_TESTS ?= locate
+check-tsan: test-deps
+	$(Q)$(MAKE) --no-print-directory config.mak
+	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan \
+		SANITIZE=thread CFLAGS="-O1 -g" build-tsan/$(PROG)
+	$(Q)BUILD=build-tsan RESTACK=build-tsan/$(PROG) \
+		TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+		tests/run.sh $(TSAN_TESTS)
+
 # Includes flow one way: common <- formats <- unwind <- cmd.
 check-includes:
 	$(Q)! grep -n '#include "\(formats\|unwind\|cmd\)/' common/*.[ch] || { echo "common/ includes a later stage" >&2; exit 1; }
@@ -135,7 +147,7 @@ bench: test-deps
 	$(Q)scripts/bench.sh
 
 clean:
-	rm -rf build build-asan $(PROG)
+	rm -rf build build-asan build-tsan $(PROG)
 
 distclean: clean
 	rm -f config.mak config.h
