@@ -94,9 +94,12 @@ static int lookup_fetch(struct lookup *l, const struct lookup_opts *o,
 	struct dbgd_want *wants;
 	unsigned i, nr = 0;
 	struct err err;
+	bool listed = false;
 	int rc = 0;
 
-	if (!in->nr_build_ids && strcmp(path, "-") &&
+	for (i = 0; i < in->nr_build_ids; i++)
+		listed |= !in->build_ids[i].from_mmap;
+	if (!listed && strcmp(path, "-") &&
 	    in->file_size != UINT64_MAX && (rd = lookup_prescan(path)))
 		in = perfdata_info(rd);
 	wants = mem_zalloc(in->nr_build_ids ? in->nr_build_ids : 1,

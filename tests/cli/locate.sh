@@ -38,6 +38,9 @@ mkdir -p "$run" "$srv" "$T/empty"
 record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/t.data" \
 	-- "$run/threads" 1500 >/dev/null || { fail "perf record"; done_testing; }
 data=$T/t.data
+# The same with the build-ids only in MMAP2 records (no build-id list).
+record --buildid-mmap -e cpu-clock -F 1000 --call-graph dwarf -o "$T/m.data" \
+	-- "$run/threads" 500 >/dev/null || fail "perf record --buildid-mmap"
 (cd "$T" && perf_clean archive "$data" >/dev/null 2>&1)
 [ -s "$data.tar.bz2" ] || fail "perf archive makes $data.tar.bz2"
 
@@ -49,6 +52,7 @@ rs() {
 }
 
 rs "$T/home" convert "$data" -o "$T/before.folded" 2>"$T/before.err"
+rs "$T/empty" convert "$T/m.data" -o "$T/m-before.folded" 2>/dev/null
 check "baseline: threads and libwork.so unwound" \
 	grep -q 'start_thread;worker;mid;.*leaf;lib_work ' "$T/before.folded"
 bid_exe=$(perf_clean buildid-list -i "$data" | awk '$2 ~ /\/threads$/ { print $1 }')
@@ -155,6 +159,8 @@ if dbgd_up "$srv" "$bid_exe"; then
 	check "--offline: no lookups" bash -c "! cmp -s '$T/before.folded' '$T/offline.folded'"
 	rsd "$T/cache2" convert --debuginfod "http://127.0.0.1:$port" "$data" -o "$T/opt.folded" 2>/dev/null
 	same_file "$T/before.folded" "$T/opt.folded" "--debuginfod URL: output as before"
+	rsd "$T/cache5" convert "$T/m.data" -o "$T/m-after.folded" 2>"$T/m.err"
+	same_file "$T/m-before.folded" "$T/m-after.folded" "--buildid-mmap capture: build-ids from MMAP2 records looked up up front"
 	dbgd_down
 else
 	fail "debuginfod starts"
