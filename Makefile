@@ -112,11 +112,12 @@ check-asan: test-deps
 
 # The debuginfod lookups (helper processes, poll loop, signals) and the
 # off-machine tests under ThreadSanitizer; TSAN_TESTS picks the tests.
-TSAN_TESTS ?= locate
+TSAN_TESTS ?= test_dbgd locate
 check-tsan: test-deps
 	$(Q)$(MAKE) --no-print-directory config.mak
 	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan \
-		SANITIZE=thread CFLAGS="-O1 -g" build-tsan/$(PROG)
+		SANITIZE=thread CFLAGS="-O1 -g" build-tsan/$(PROG) \
+		build-tsan/tests/test_dbgd
 	$(Q)BUILD=build-tsan RESTACK=build-tsan/$(PROG) \
 		TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
 		tests/run.sh $(TSAN_TESTS)

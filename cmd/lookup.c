@@ -16,14 +16,12 @@ static void lookup_progress(void *ctx, const struct dbgd_progress *p)
 {
 	struct lookup *l = ctx;
 
-	if (p->finished) {
-		if (l->progress_shown)
-			fputc('\n', stderr);
+	if (p->finished && !l->progress_shown)
 		return;
-	}
 	fprintf(stderr, "\rrestack: debuginfod: %u of %u lookups done, %u "
-			"running, %.1f KiB downloaded ",
-		p->done, p->total, p->running, (double)p->bytes / 1024);
+			"running, %.1f KiB downloaded%s",
+		p->done, p->total, p->running, (double)p->bytes / 1024,
+		p->finished ? "\n" : " ");
 	fflush(stderr);
 	l->progress_shown = true;
 }

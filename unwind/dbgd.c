@@ -224,7 +224,9 @@ dbgd_child_main(int req, int resp, const char *urls,
 			     debuginfod_find_debuginfo(c, r.bid, r.size, &path);
 		if (rc >= 0) {
 			close(rc);
-			m.downloaded = debuginfod_get_headers(c) != NULL;
+			/* Headers or progress only when bytes moved. */
+			m.downloaded = debuginfod_get_headers(c) != NULL ||
+				       ch.bytes > 0;
 			len = path ? strlen(path) : 0;
 			if (!len || len > 4096) {
 				rc = -ENAMETOOLONG;
@@ -462,13 +464,14 @@ static int dbgd_follow_up(struct dbgd *d, size_t ji)
 	unsigned n = j->size;
 	bool need;
 
-	if (j->kind != DBGD_EXECUTABLE)
+	/* Without the executable the module is missing: no debuginfo. */
+	if (j->kind != DBGD_EXECUTABLE || j->rc || !j->path)
 		return 0;
 	need = j->debug_then == DBGD_NEED_ALWAYS ||
 	       (j->debug_then == DBGD_NEED_IF_LACKING &&
-		(j->rc || locate_elf_needs_debug(j->path)));
-	if (!need || j->rc == -ETIME || j->rc == -ECONNREFUSED)
-		return 0;   /* the server is unusable: don't ask again */
+		locate_elf_needs_debug(j->path));
+	if (!need)
+		return 0;
 	memcpy(bid, j->bid, n);
 	return dbgd_add_job(d, bid, n, DBGD_DEBUGINFO, DBGD_NEED_NONE);
 }
