@@ -536,12 +536,8 @@ static int dbgd_run(struct dbgd *d, const struct dbgd_opts *o,
 
 			if (ws[i].pid <= 0 &&
 			    dbgd_spawn(&ws[i], ws, nr_ws, urls, cache,
-				       timeout) < 0) {
-				if (i == 0)
-					return err_sys(err, errno,
-						       "debuginfod helper");
-				continue;
-			}
+				       timeout) < 0)
+				continue;   /* others may still run */
 			if (ws[i].job >= 0)
 				continue;
 			r.job = (uint32_t)next;
@@ -569,8 +565,14 @@ static int dbgd_run(struct dbgd *d, const struct dbgd_opts *o,
 			idx[n++] = (int)i;
 			live++;
 		}
-		if (!live)
-			break;   /* nothing running, nothing left to start */
+		if (!live) {
+			/* No helper could start: the rest fails, not the run. */
+			for (; next < d->nr_jobs; next++)
+				if (d->jobs[next].state == DBGD_QUEUED)
+					dbgd_finish_job(d, &d->jobs[next],
+							-EAGAIN);
+			break;
+		}
 		rc = poll(pfd, (nfds_t)n, 200);
 		if (rc < 0 && errno != EINTR)
 			return err_sys(err, errno, "debuginfod helpers: poll");
@@ -707,7 +709,7 @@ static const char *dbgd_why(int rc)
 	case -ECONNREFUSED: return "debuginfod server refused the connection";
 	case -EHOSTUNREACH: return "debuginfod server unreachable";
 	case -EFBIG: return "debuginfod file too large";
-	case -EIO: return "debuginfod lookup failed";
+	case -EAGAIN: return "no process for the debuginfod lookup";
 	default: return "debuginfod lookup failed";
 	}
 }
