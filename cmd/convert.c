@@ -6,9 +6,11 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/report.h"
 #include "cmd/run.h"
 #include "common/strbuf.h"
 #include "formats/folded.h"
@@ -16,8 +18,13 @@
 
 static const char *const convert_usage[] = {
 	"usage: restack convert [options] <input> -o <output>",
+	"       restack convert [options] --outdir DIR <input>...",
 	"",
 	"  -o, --output FILE       write here ('-' = standard output)",
+	"      --outdir DIR        convert every input into DIR (named after",
+	"                          the input, '.data' dropped, the format's",
+	"                          extension added); one failed input does",
+	"                          not stop the others",
 	"      --to FORMAT         folded or script (default: from the",
 	"                          output's name: .folded, .txt, .script)",
 	"      --pid               first frame 'comm-pid' (folded)",
@@ -38,6 +45,7 @@ enum {
 	OPT_WEIGHT,
 	OPT_ANNOTATE,
 	OPT_STATS,
+	OPT_OUTDIR,
 };
 
 static void convert_help(FILE *f)
@@ -173,11 +181,162 @@ static int convert_pick_format(const char *to, const char *out,
 	return -1;
 }
 
+/* The extension --outdir gives outputs of format fmt. */
+static const char *convert_ext(enum convert_format fmt)
+{
+	switch (fmt) {
+	case FMT_SCRIPT:
+		return ".script";
+	case FMT_FOLDED:
+	default:
+		return ".folded";
+	}
+}
+
+/* What every input of one command shares. */
+struct convert_cfg {
+	const struct run_opts *ro;
+	const struct folded_opts *fopts;
+	bool stats;
+	struct report rep;
+};
+
+/*
+ * Converts in to out; adds the outcome to the report.  Returns the
+ * input's status (errors were printed).
+ */
+static enum report_status convert_one(struct convert_cfg *cfg,
+				      const char *in, const char *out,
+				      enum convert_format fmt)
+{
+	struct convert_out co = { .fd = -1, .fmt = fmt, .path = out };
+	enum report_status status = REPORT_FAILED;
+	struct report_timing t;
+	struct run run;
+	int rc;
+
+	report_timing_start(&t);
+	strbuf_init(&co.sb);
+	co.fo = folded_new(cfg->fopts);
+	if (!co.fo) {
+		cmd_error("out of memory");
+		report_add(&cfg->rep, in, out, status, NULL, NULL);
+		return status;
+	}
+	rc = convert_open(&co);
+	if (rc == 0) {
+		/* Script output keeps time order; folded stacks are summed. */
+		rc = run_capture(&run, cfg->ro, in,
+				 fmt == FMT_SCRIPT ? RUN_ORDERED : 0,
+				 convert_add, &co);
+		if (rc == 0 && cfg->stats && !cfg->ro->quiet)
+			run_print_stats(&run, stderr);
+		rc = convert_close(&co, rc == 0);
+		if (rc == 0)
+			status = report_judge(&cfg->rep, &run);
+		report_timing_end(&t);
+		report_add(&cfg->rep, in, out, status, &run, &t);
+		run_free(&run);
+	} else {
+		report_add(&cfg->rep, in, out, status, NULL, NULL);
+	}
+	if (status == REPORT_GATE && !cfg->ro->quiet)
+		cmd_error("%s: %.2f%% of samples reached their thread's root, "
+			  "below --min-coverage %.2f%%", in,
+			  report_coverage(&run), cfg->ro->min_coverage);
+	folded_free(co.fo);
+	strbuf_release(&co.sb);
+	return status;
+}
+
+/* outdir/NAME.EXT for input in: NAME is in's last component less .data. */
+static char *convert_outdir_name(const char *outdir, const char *in,
+				 enum convert_format fmt)
+{
+	const char *base = strrchr(in, '/');
+	size_t len;
+	struct strbuf sb = STRBUF_INIT;
+
+	base = base ? base + 1 : in;
+	len = strlen(base);
+	if (len > 5 && !strcmp(base + len - 5, ".data"))
+		len -= 5;
+	strbuf_addf(&sb, "%s/%.*s%s", outdir, (int)len, base,
+		    convert_ext(fmt));
+	if (sb.oom) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return sb.buf;
+}
+
+/* Converts every input into outdir; returns the exit status. */
+static int convert_batch(struct convert_cfg *cfg, const char *outdir,
+			 char **inputs, int nr, enum convert_format fmt)
+{
+	char **outs = calloc((size_t)nr, sizeof(*outs));
+	enum report_status *st = calloc((size_t)nr, sizeof(*st));
+	int i, j, status = EXIT_OK;
+
+	if (!outs || !st) {
+		cmd_error("out of memory");
+		return EXIT_BAD;
+	}
+	for (i = 0; i < nr; i++) {
+		outs[i] = convert_outdir_name(outdir, inputs[i], fmt);
+		if (!outs[i]) {
+			cmd_error("out of memory");
+			status = EXIT_BAD;
+			goto out;
+		}
+		if (!strcmp(inputs[i], "-")) {
+			status = cmd_usage_error(convert_usage,
+				"convert: --outdir needs named inputs, not '-'");
+			goto out;
+		}
+		for (j = 0; j < i; j++)
+			if (!strcmp(outs[i], outs[j])) {
+				status = cmd_usage_error(convert_usage,
+					"convert: '%s' and '%s' would both be "
+					"written to '%s'", inputs[j],
+					inputs[i], outs[i]);
+				goto out;
+			}
+	}
+	if (mkdir(outdir, 0777) < 0 && errno != EEXIST) {
+		cmd_error("cannot create '%s': %s", outdir, strerror(errno));
+		status = EXIT_BAD;
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		st[i] = convert_one(cfg, inputs[i], outs[i], fmt);
+		if (st[i] == REPORT_FAILED)
+			status = EXIT_BAD;
+		else if (st[i] == REPORT_GATE && status == EXIT_OK)
+			status = EXIT_GATE;
+	}
+	if (!cfg->ro->quiet) {
+		cmd_error("converted %u of %u inputs into %s%s", cfg->rep.nr_ok +
+			  cfg->rep.nr_gate, cfg->rep.nr, outdir,
+			  cfg->rep.nr_failed ? "; failed:" : "");
+		for (i = 0; i < nr && cfg->rep.nr_failed; i++)
+			if (st[i] == REPORT_FAILED)
+				fprintf(stderr, "  %s\n", inputs[i]);
+	}
+out:
+	for (i = 0; outs && i < nr; i++)
+		free(outs[i]);
+	free(outs);
+	free(st);
+	return status;
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	struct option opts[64];
 	static const struct option own[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "outdir", required_argument, NULL, OPT_OUTDIR },
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "pid", no_argument, NULL, OPT_PID },
 		{ "tid", no_argument, NULL, OPT_TID },
@@ -186,12 +345,12 @@ int cmd_convert(int argc, char **argv)
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "help", no_argument, NULL, 'h' },
 	};
-	struct run_opts ro = { 0 };
+	struct run_opts ro = RUN_OPTS_INIT;
 	struct folded_opts fopts = { 0 };
-	const char *out = NULL, *to = NULL, *in;
-	struct convert_out co = { .fd = -1 };
+	const char *out = NULL, *to = NULL, *outdir = NULL;
+	struct convert_cfg cfg = { .ro = &ro, .fopts = &fopts };
+	enum convert_format fmt;
 	bool stats = false;
-	struct run run;
 	size_t n = 0, i;
 	int c, rc;
 
@@ -202,10 +361,13 @@ int cmd_convert(int argc, char **argv)
 	memset(&opts[n], 0, sizeof(opts[n]));
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:qj:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
+			break;
+		case OPT_OUTDIR:
+			outdir = optarg;
 			break;
 		case OPT_TO:
 			to = optarg;
@@ -249,36 +411,37 @@ int cmd_convert(int argc, char **argv)
 			break;
 		}
 	}
-	if (optind != argc - 1)
+	if (out && outdir)
 		return cmd_usage_error(convert_usage,
-				       "convert: expected one input");
-	if (!out)
+				       "convert: -o and --outdir exclude each "
+				       "other");
+	if (optind >= argc || (!outdir && optind != argc - 1))
+		return cmd_usage_error(convert_usage,
+				       outdir ? "convert: expected inputs" :
+				       "convert: expected one input (or "
+				       "--outdir DIR for several)");
+	if (!out && !outdir)
 		return cmd_usage_error(convert_usage,
 				       "convert: no output (-o FILE or -o -)");
-	if (convert_pick_format(to, out, &co.fmt) < 0)
+	if (convert_pick_format(to, out ? out : "", &fmt) < 0)
 		return cmd_usage_error(convert_usage,
 			"convert: unsupported output format '%s' (folded or "
-			"script)", to ? to : out);
-	in = argv[optind];
-	co.path = out;
-	strbuf_init(&co.sb);
-	co.fo = folded_new(&fopts);
-	if (!co.fo) {
-		cmd_error("out of memory");
-		return EXIT_BAD;
+			"script)", to ? to : out ? out : "");
+	cfg.stats = stats;
+	report_init(&cfg.rep, ro.min_coverage, run_jobs(&ro));
+	if (outdir) {
+		rc = convert_batch(&cfg, outdir, argv + optind, argc - optind,
+				   fmt);
+	} else {
+		enum report_status st = convert_one(&cfg, argv[optind], out,
+						    fmt);
+
+		rc = st == REPORT_FAILED ? EXIT_BAD :
+		     st == REPORT_GATE ? EXIT_GATE : EXIT_OK;
 	}
-	rc = convert_open(&co);
-	if (rc == 0) {
-		/* Script output keeps time order; folded stacks are summed. */
-		rc = run_capture(&run, &ro, in,
-				 co.fmt == FMT_SCRIPT ? RUN_ORDERED : 0,
-				 convert_add, &co);
-		if (rc == 0 && stats && !ro.quiet)
-			run_print_stats(&run, stderr);
-		run_free(&run);
-		rc = convert_close(&co, rc == 0);
-	}
-	folded_free(co.fo);
-	strbuf_release(&co.sb);
-	return rc < 0 ? EXIT_BAD : EXIT_OK;
+	if (ro.stats_json && rc != EXIT_USAGE &&
+	    report_write(&cfg.rep, ro.stats_json) < 0 && rc == EXIT_OK)
+		rc = EXIT_BAD;
+	report_release(&cfg.rep);
+	return rc;
 }

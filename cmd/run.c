@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/run.h"
@@ -29,12 +30,16 @@ enum {
 	OPT_STITCH_MAX_NODES,
 	OPT_STITCH_MEMORY,
 	OPT_JIT_DIR,
+	OPT_STATS_JSON,
+	OPT_MIN_COVERAGE,
 	OPT_SYMFS,
 	OPT_ARCHIVE,
 	OPT_DEBUGINFO_DIR,
 	OPT_DEBUGINFOD,
 	OPT_OFFLINE,
 };
+
+/* -j / --jobs: accepted by every command that resolves samples. */
 
 const struct option run_long_options[] = {
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
@@ -52,6 +57,9 @@ const struct option run_long_options[] = {
 	{ "stitch-max-nodes", required_argument, NULL, OPT_STITCH_MAX_NODES },
 	{ "stitch-memory", required_argument, NULL, OPT_STITCH_MEMORY },
 	{ "jit-dir", required_argument, NULL, OPT_JIT_DIR },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
+	{ "min-coverage", required_argument, NULL, OPT_MIN_COVERAGE },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "archive", required_argument, NULL, OPT_ARCHIVE },
 	{ "debuginfo-dir", required_argument, NULL, OPT_DEBUGINFO_DIR },
@@ -61,6 +69,9 @@ const struct option run_long_options[] = {
 };
 
 const char *const run_usage_lines[] = {
+	"  -j, --jobs N            worker threads resolving samples (default:",
+	"                          the number of cores; the output is the same",
+	"                          for every N)",
 	"      --event NAME        use samples of this event (default: the",
 	"                          first event that has samples)",
 	"      --no-inline         no frames for inlined functions",
@@ -101,7 +112,13 @@ const char *const run_usage_lines[] = {
 	"                          capture, at their recorded path and in /tmp)",
 	"      --validate-stitch   cut complete stacks short, stitch them, and",
 	"                          report how often the stitch is exact",
-	"  -q, --quiet             no warnings or summaries on stderr",
+	"      --stats-json FILE   the statistics of every input as JSON",
+	"                          ('-': standard output), for CI",
+	"      --min-coverage PCT  exit status 1 when fewer than PCT percent of",
+	"                          an input's samples reached their thread's",
+	"                          root (the output is still written)",
+	"  -q, --quiet             no warnings, summaries or progress on",
+	"                          stderr (progress shows only on a terminal)",
 	"      --trace-unwind      print every unwinding step to stderr",
 	NULL,
 };
@@ -157,6 +174,15 @@ int run_parse_option(struct run_opts *o, int c, const char *arg)
 	case 'q':
 		o->quiet = o->lookup.quiet = true;
 		return 1;
+	case 'j':
+		v = strtoul(arg, &end, 10);
+		if (!*arg || *end || v < 1 || v > POOL_MAX_WORKERS) {
+			cmd_error("-j takes a number from 1 to %d, not '%s'",
+				  POOL_MAX_WORKERS, arg);
+			return -1;
+		}
+		o->jobs = (unsigned)v;
+		return 1;
 	case OPT_TRACE:
 		o->trace = true;
 		return 1;
@@ -179,6 +205,20 @@ int run_parse_option(struct run_opts *o, int c, const char *arg)
 		}
 		o->jit_dirs[o->nr_jit_dirs++] = arg;
 		return 1;
+	case OPT_STATS_JSON:
+		o->stats_json = arg;
+		return 1;
+	case OPT_MIN_COVERAGE: {
+		double d = strtod(arg, &end);
+
+		if (!*arg || *end || !(d >= 0 && d <= 100)) {
+			cmd_error("--min-coverage takes a percentage from 0 to "
+				  "100, not '%s'", arg);
+			return -1;
+		}
+		o->min_coverage = d;
+		return 1;
+	}
 	case OPT_SYMFS:
 		o->lookup.symfs = arg;
 		return 1;
@@ -290,11 +330,56 @@ static void run_trace(void *ctx, const char *line)
 	fprintf(stderr, "%s\n", line);
 }
 
+/* Sets up one resolver with the options run_init_resolver() worked out. */
+static int run_setup_resolver(void *ctx, struct resolve *r, struct err *err)
+{
+	struct run *run = ctx;
+	const struct perfdata_info *in = perfdata_info(run->rd);
+	unsigned i;
+
+	if (resolve_init(r, &run->ro, run->arch, err) < 0)
+		return -1;
+	resolve_begin_pass(r, run->first_pass);
+	for (i = 0; i < in->nr_build_ids; i++) {
+		const struct perfdata_build_id *b = &in->build_ids[i];
+
+		if (!b->from_mmap &&
+		    modcache_note_build_id(&r->mc, b->filename, b->build_id,
+					   b->size) < 0)
+			return err_set(err, ERR_NOMEM, ERR_NO_OFF,
+				       "build-id list");
+	}
+	if (run->opts->trace)
+		r->uw.trace = run_trace;
+	return 0;
+}
+
+/* Hands a sample a worker resolved to the caller's function. */
+static int run_emit(void *ctx, const struct rsample *s)
+{
+	struct run *run = ctx;
+
+	return run->fn ? run->fn(run->fn_ctx, s) : 0;
+}
+
+unsigned run_jobs(const struct run_opts *o)
+{
+	long n;
+
+	if (o->trace)
+		return 1;   /* one readable trace */
+	if (o->jobs)
+		return o->jobs;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > POOL_MAX_WORKERS ? POOL_MAX_WORKERS : (unsigned)n;
+}
+
 static int run_init_resolver(struct run *run)
 {
 	const struct perfdata_info *in = perfdata_info(run->rd);
 	const struct run_opts *o = run->opts;
 	struct resolve_opts ro = { 0 };
+	unsigned jobs = run_jobs(o);
 	struct utsname u;
 	const char *const *dirs = o->buildid_dirs;
 	unsigned nr_dirs = o->nr_buildid_dirs;
@@ -338,6 +423,16 @@ static int run_init_resolver(struct run *run)
 	ro.max_frames = o->max_frames;
 	ro.max_scan = o->max_scan_set ? o->max_scan : UNWIND_SCAN_DEFAULT;
 	ro.kallsyms = run->kallsyms_used;
+	if (jobs > 1 && run->kallsyms_used) {
+		/* one copy of the kernel's symbols for all workers */
+		if (kallsyms_once_init(&run->kallsyms_once,
+				       run->kallsyms_used) < 0) {
+			cmd_error("out of memory");
+			return -1;
+		}
+		run->kallsyms_shared = true;
+		ro.kallsyms_shared = &run->kallsyms_once;
+	}
 	ro.buildid_dirs = dirs;
 	ro.nr_buildid_dirs = nr_dirs;
 	ro.locate = &run->lookup.loc;
@@ -346,9 +441,9 @@ static int run_init_resolver(struct run *run)
 	ro.no_stitch = o->no_stitch;
 	ro.stitch.refuse_stale = o->stitch_strict;
 	ro.stitch.max_thread_nodes = o->stitch_max_nodes;
-	if (o->stitch_memory)
-		ro.stitch.max_nodes = o->stitch_memory * (1ul << 20) /
-				      stitcher_node_bytes();
+	/* the root-cache budget is for all workers together */
+	ro.stitch.max_nodes = (o->stitch_memory ? o->stitch_memory : 64) *
+			      (1ul << 20) / stitcher_node_bytes() / jobs;
 	ro.validate_stitch = o->validate_stitch && !o->no_stitch;
 	/* JIT files: --jit-dir, then next to the capture. */
 	for (i = 0; i < o->nr_jit_dirs; i++)
@@ -365,24 +460,22 @@ static int run_init_resolver(struct run *run)
 	}
 	ro.jit_dirs = run->jit_dirs;
 	ro.nr_jit_dirs = i;
-	if (resolve_init(&run->res, &ro, arch, &err) < 0) {
+	run->ro = ro;
+	run->arch = arch;
+	if (run_setup_resolver(run, &run->res, &err) < 0) {
 		cmd_report_err(run->path, &err);
+		resolve_release(&run->res);
 		return -1;
 	}
 	run->res_ready = true;
-	resolve_begin_pass(&run->res, run->first_pass);
-	for (i = 0; i < in->nr_build_ids; i++) {
-		const struct perfdata_build_id *b = &in->build_ids[i];
-
-		if (!b->from_mmap &&
-		    modcache_note_build_id(&run->res.mc, b->filename,
-					   b->build_id, b->size) < 0) {
-			cmd_error("out of memory");
+	if (jobs > 1) {
+		run->pool = pool_start(jobs, &run->res, run_setup_resolver, run,
+				       run_emit, run, &err);
+		if (!run->pool) {
+			cmd_report_err(run->path, &err);
 			return -1;
 		}
 	}
-	if (o->trace)
-		run->res.uw.trace = run_trace;
 	return 0;
 }
 
@@ -403,19 +496,79 @@ other:
 	return false;
 }
 
+/* Seconds on the monotonic clock. */
+static double run_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * A progress line on stderr, four times a second at most, when stderr is
+ * a terminal; done clears it.
+ */
+static void run_progress(struct run *run, const struct event *ev, bool done)
+{
+	const struct perfdata_info *in;
+	double now;
+
+	if (!run->progress)
+		return;
+	if (done) {
+		if (run->progress_shown)
+			fputs("\r\033[K", stderr);
+		run->progress_shown = false;
+		return;
+	}
+	if (++run->progress_events % 4096)
+		return;
+	now = run_clock();
+	if (now - run->progress_at < 0.25)
+		return;
+	run->progress_at = now;
+	run->progress_shown = true;
+	in = perfdata_info(run->rd);
+	if (in->file_size && in->file_size != UINT64_MAX)
+		fprintf(stderr, "\rrestack: %s: %s%3.0f%%", run->path,
+			run->pass_no > 1 ? "second pass " : "",
+			100.0 * (double)ev->file_off / (double)in->file_size);
+	else
+		fprintf(stderr, "\rrestack: %s: %llu records", run->path,
+			(unsigned long long)run->progress_events);
+}
+
 /*
  * One pass over a reader's events.  fn NULL: a prescan that only fills the
  * root caches.  Returns 0, or -1 after printing the error.
  */
+static void *run_hold(void *ctx)
+{
+	return perfdata_hold(ctx);
+}
+
+static void run_release(void *ctx, void *token)
+{
+	perfdata_release(ctx, token);
+}
+
 static int run_pass(struct run *run, struct perfdata_reader *rd,
 		    run_sample_fn fn, void *ctx)
 {
+	/* the workers read samples' stack bytes where the reader has them */
+	const struct pool_source src = { run_hold, run_release, rd };
+
+	run->fn = fn;
+	run->fn_ctx = ctx;
+	run->pass_no++;
 	const struct run_opts *opts = run->opts;
 	struct event ev;
 	struct rsample rs;
 	int rc;
 
 	while ((rc = perfdata_next(rd, &ev)) > 0) {
+		run_progress(run, &ev, false);
 		if (ev.type != EVENT_SAMPLE && ev.type != EVENT_MMAP &&
 		    ev.type != EVENT_COMM && ev.type != EVENT_FORK &&
 		    ev.type != EVENT_EXIT && ev.type != EVENT_BUILD_ID)
@@ -427,20 +580,43 @@ static int run_pass(struct run *run, struct perfdata_reader *rd,
 		if (ev.type == EVENT_SAMPLE && opts->trace && fn)
 			fprintf(stderr, "sample pid=%d tid=%d time=%llu\n",
 				ev.pid, ev.tid, (unsigned long long)ev.time);
+		if (run->pool) {
+			if (pool_event(run->pool, &ev, &src) < 0)
+				goto oom;
+			continue;
+		}
 		rc = resolve_event(&run->res, &ev, &rs);
 		if (rc < 0)
 			goto oom;
 		if (rc > 0 && fn(ctx, &rs) < 0)
 			goto oom;
 	}
+	run_progress(run, NULL, true);
 	if (rc < 0) {
 		cmd_report_err(run->path, perfdata_err(rd));
 		return -1;
 	}
+	if (run->pool && pool_drain(run->pool) < 0)
+		goto oom;
 	return 0;
 oom:
+	run_progress(run, NULL, true);
 	cmd_error("%s: out of memory", run->path);
 	return -1;
+}
+
+/* Starts a pass on the resolver or on every worker's. */
+static int run_begin_pass(struct run *run, enum resolve_pass pass)
+{
+	if (!run->pool) {
+		resolve_begin_pass(&run->res, pass);
+		return 0;
+	}
+	if (pool_begin_pass(run->pool, pass) < 0) {
+		cmd_error("%s: out of memory", run->path);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -465,8 +641,9 @@ static int run_extra_pass(struct run *run, enum resolve_pass pass,
 		perfdata_close(rd);
 		return -1;
 	}
-	resolve_begin_pass(&run->res, pass);
-	rc = run_pass(run, rd, fn, ctx);
+	rc = run_begin_pass(run, pass);
+	if (rc == 0)
+		rc = run_pass(run, rd, fn, ctx);
 	perfdata_close(rd);
 	run->other_event_samples = others;   /* counted in one pass only */
 	run->passes++;
@@ -485,6 +662,7 @@ int run_capture(struct run *run, const struct run_opts *opts,
 	run->path = path;
 	run->event_attr = -1;
 	run->first_pass = RESOLVE_SINGLE;
+	run->progress = !opts->quiet && !opts->trace && isatty(STDERR_FILENO);
 	run->rd = perfdata_open(path, NULL, &err);
 	if (!run->rd) {
 		cmd_report_err(path, &err);
@@ -501,9 +679,9 @@ int run_capture(struct run *run, const struct run_opts *opts,
 	 */
 	if (!opts->no_stitch && seekable &&
 	    ((flags & RUN_ORDERED) || opts->validate_stitch)) {
-		if (run_extra_pass(run, RESOLVE_PRESCAN, NULL, NULL) < 0)
+		if (run_extra_pass(run, RESOLVE_PRESCAN, NULL, NULL) < 0 ||
+		    run_begin_pass(run, RESOLVE_FINAL) < 0)
 			return -1;
-		resolve_begin_pass(&run->res, RESOLVE_FINAL);
 	} else if (!opts->no_stitch && seekable) {
 		run->first_pass = RESOLVE_FIRST;
 	}
@@ -512,10 +690,19 @@ int run_capture(struct run *run, const struct run_opts *opts,
 		return -1;
 	if (!run->res_ready && run_init_resolver(run) < 0)
 		return -1;
-	if (resolve_nr_deferred(&run->res)) {
-		run->retried = resolve_nr_deferred(&run->res);
-		if (run_extra_pass(run, RESOLVE_RETRY, fn, ctx) < 0)
+	run->retried = run->pool ? pool_nr_deferred(run->pool) :
+				   resolve_nr_deferred(&run->res);
+	if (run->retried && run_extra_pass(run, RESOLVE_RETRY, fn, ctx) < 0)
+		return -1;
+	if (run->pool) {
+		/* the workers' counts join the first resolver's */
+		struct pool *pool = run->pool;
+
+		run->pool = NULL;
+		if (pool_finish(pool) < 0) {
+			cmd_error("%s: out of memory", run->path);
 			return -1;
+		}
 	}
 	if (run->res.sym.kallsyms_tried &&
 	    !symbolizer_has_kallsyms(&run->res.sym) && !opts->quiet)
@@ -536,8 +723,12 @@ int run_capture(struct run *run, const struct run_opts *opts,
 
 void run_free(struct run *run)
 {
+	if (run->pool)
+		pool_finish(run->pool);
 	if (run->res_ready)
 		resolve_release(&run->res);
+	if (run->kallsyms_shared)
+		kallsyms_once_release(&run->kallsyms_once);
 	if (run->lookup_ready)
 		lookup_release(&run->lookup);
 	perfdata_close(run->rd);

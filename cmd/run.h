@@ -13,6 +13,7 @@
 #include "common/err.h"
 #include "common/stack.h"
 #include "formats/perfdata.h"
+#include "unwind/pool.h"
 #include "unwind/resolve.h"
 
 #define RUN_MAX_BUILDID_DIRS 16
@@ -35,8 +36,16 @@ struct run_opts {
 	bool validate_stitch;            /* --validate-stitch */
 	unsigned long stitch_max_nodes;  /* --stitch-max-nodes */
 	unsigned long stitch_memory;     /* --stitch-memory MiB */
+	unsigned jobs;                   /* -j N, 0: the number of cores */
+	const char *stats_json;          /* --stats-json FILE */
+	double min_coverage;             /* --min-coverage PCT, -1: none */
 	struct lookup_opts lookup;       /* --symfs, --archive, --debuginfod */
 };
+
+#define RUN_OPTS_INIT { .min_coverage = -1 }
+
+/* Worker threads to use: -j, else the number of cores (1 to trace). */
+unsigned run_jobs(const struct run_opts *o);
 
 /* getopt_long entries for the options above (ids >= 256). */
 extern const struct option run_long_options[];
@@ -49,6 +58,8 @@ extern const char *const run_usage_lines[];
  */
 int run_parse_option(struct run_opts *o, int c, const char *arg);
 
+typedef int (*run_sample_fn)(void *ctx, const struct rsample *s);
+
 struct run {
 	const struct run_opts *opts;
 	const char *path;
@@ -58,6 +69,8 @@ struct run {
 	struct lookup lookup;            /* where modules are looked for */
 	bool lookup_ready;
 	char *kallsyms_used;             /* the kernel symbols file read */
+	struct kallsyms_once kallsyms_once; /* -j > 1: read once for all */
+	bool kallsyms_shared;
 	const char *home_debug;          /* ~/.debug when used */
 	char home_buf[4096];
 	char capture_dir[4096];          /* where JIT files may sit too */
@@ -67,9 +80,16 @@ struct run {
 	unsigned passes;                 /* over the input: 1 or 2 */
 	uint64_t retried;                /* samples resolved in a RETRY pass */
 	uint64_t other_event_samples;    /* samples of events not chosen */
+	struct resolve_opts ro;          /* worked out from opts and input */
+	enum event_arch arch;
+	struct pool *pool;               /* -j > 1: workers, res is the first's */
+	bool progress, progress_shown;   /* stderr is a terminal */
+	unsigned pass_no;                /* passes started */
+	double progress_at;
+	uint64_t progress_events;
+	run_sample_fn fn;                /* the caller's, for the workers */
+	void *fn_ctx;
 };
-
-typedef int (*run_sample_fn)(void *ctx, const struct rsample *s);
 
 /* run_capture() flags */
 #define RUN_ORDERED 1   /* fn needs the samples in time order */

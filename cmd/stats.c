@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/report.h"
 #include "cmd/run.h"
 
 static const char *const stats_usage[] = {
@@ -28,8 +29,11 @@ static int stats_count(void *ctx, const struct rsample *s)
 int cmd_stats(int argc, char **argv)
 {
 	struct option opts[64];
-	struct run_opts ro = { 0 };
+	struct run_opts ro = RUN_OPTS_INIT;
 	struct run run;
+	struct report rep;
+	struct report_timing t;
+	enum report_status status;
 	size_t n = 0, i;
 	int c, rc;
 
@@ -41,7 +45,7 @@ int cmd_stats(int argc, char **argv)
 		opts[n++] = run_long_options[i];
 	memset(&opts[n], 0, sizeof(opts[n]));
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qj:h", opts, NULL)) != -1) {
 		if (c == 'h') {
 			cmd_print_usage(stdout, stats_usage);
 			cmd_print_usage(stdout, run_usage_lines);
@@ -57,9 +61,23 @@ int cmd_stats(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cmd_usage_error(stats_usage, "stats: expected one input");
+	report_init(&rep, ro.min_coverage, run_jobs(&ro));
+	report_timing_start(&t);
 	rc = run_capture(&run, &ro, argv[optind], 0, stats_count, NULL);
-	if (rc == 0)
-		run_print_stats(&run, stdout);
+	status = REPORT_FAILED;
+	if (rc == 0) {
+		report_timing_end(&t);
+		status = report_judge(&rep, &run);
+		if (!ro.stats_json || strcmp(ro.stats_json, "-"))
+			run_print_stats(&run, stdout);
+	}
+	report_add(&rep, argv[optind], NULL, status, rc == 0 ? &run : NULL,
+		   rc == 0 ? &t : NULL);
 	run_free(&run);
-	return rc < 0 ? EXIT_BAD : EXIT_OK;
+	if (ro.stats_json && report_write(&rep, ro.stats_json) < 0 &&
+	    status != REPORT_FAILED)
+		status = REPORT_FAILED;
+	report_release(&rep);
+	return status == REPORT_FAILED ? EXIT_BAD :
+	       status == REPORT_GATE ? EXIT_GATE : EXIT_OK;
 }

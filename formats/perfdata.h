@@ -131,6 +131,17 @@ struct perfdata_reader *perfdata_open_fd(int fd, const char *name,
  */
 int perfdata_next(struct perfdata_reader *r, struct event *ev);
 
+/*
+ * Keeps the bytes of the event perfdata_next() returned last (the record:
+ * stack copy, raw payload, strings) valid beyond the next call, until
+ * perfdata_release(token).  Returns the token, or NULL when the event's
+ * bytes cannot be kept (copy them instead).  Arrays the reader converted
+ * (registers, callchain) are not covered.  Not thread-safe: call both on
+ * the reading thread, and release every token before perfdata_close().
+ */
+void *perfdata_hold(struct perfdata_reader *r);
+void perfdata_release(struct perfdata_reader *r, void *token);
+
 const struct err *perfdata_err(const struct perfdata_reader *r);
 const struct perfdata_info *perfdata_info(const struct perfdata_reader *r);
 const struct perfdata_stats *perfdata_stats(const struct perfdata_reader *r);

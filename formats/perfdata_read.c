@@ -1165,6 +1165,19 @@ static int pd_handle_user_record(struct perfdata_reader *r,
 	}
 }
 
+void *perfdata_hold(struct perfdata_reader *r)
+{
+	if (!r->cur_held)
+		return NULL;
+	r->cur.blk->refs++;
+	return r->cur.blk;
+}
+
+void perfdata_release(struct perfdata_reader *r, void *token)
+{
+	pd_block_put(r, token);
+}
+
 static void pd_hold(struct perfdata_reader *r, const struct pd_qent *q)
 {
 	r->cur = *q;

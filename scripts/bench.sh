@@ -12,10 +12,13 @@
 #   xz       xz -6 compressing generated text (a real Debian program)
 #   sqlite3  the sqlite3 shell building and sorting a 600000-row table:
 #            stacks deeper than the 8 KiB copy, so restack stitches
-# and times, on each, warm cache, best of 3:
-#   restack convert -o x.folded                       (folded stacks)
+#   large    the threaded program again, about 250000 samples (2 GB),
+#            recorded afresh each time and deleted afterwards
+# and times, on each, warm cache, best of 3 (2 for the large one):
+#   restack convert -j1 / -j2 / -j1 --no-inline -o x.folded
 #   perf script | tests/tools/collapse.pl > x.folded  (the same output)
 #   perf script > /dev/null, perf script --no-inline > /dev/null
+#   hotspot-perfparser --input x.data --output /dev/null (when installed)
 # Prints wall time, peak RSS and the ratios perf/restack.  Timings are
 # measured, never asserted: nothing here fails because of a number.
 set -u
@@ -85,13 +88,13 @@ SQL
 		captures+=(sqlite3)
 fi
 
-# best3 CMD: runs CMD (a shell string) three times; prints "SECONDS KB"
-# of the fastest run (KB: its peak RSS, the largest of a pipeline's).
-best3() {
+# best N CMD: runs CMD (a shell string) N times; prints "SECONDS KB" of
+# the fastest run (KB: its peak RSS, the largest of a pipeline's).
+best() {
 	local i best="" t
-	for i in 1 2 3; do
+	for i in $(seq "$1"); do
 		/usr/bin/time -o "$work/time.out" -f "%e %M" \
-			bash -c "$1" >/dev/null 2>/dev/null
+			bash -c "$2" >/dev/null 2>/dev/null
 		t=$(tail -n 1 "$work/time.out")
 		if [ -z "$best" ] || awk -v a="$t" -v b="$best" \
 			'BEGIN { split(a, x, " "); split(b, y, " "); exit !(x[1] < y[1]) }'; then
@@ -103,33 +106,67 @@ best3() {
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }'; }
 
-printf '\n%-8s %7s %6s | %-14s | %-14s | %-22s | %-20s | %-20s\n' capture samples MB \
-	"restack (MB)" "--no-inline" "perf script|collapse" "perf script" \
-	"perf --no-inline"
-for c in "${captures[@]}"; do
-	d=$work/$c.data
+pp=/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser
+[ -x "$pp" ] || pp=$(command -v hotspot-perfparser || true)
+if [ -z "$pp" ]; then
+	echo "bench: hotspot's perfparser is not installed (apt-get install" \
+	     "hotspot): its column stays empty" >&2
+fi
+
+clean() { echo "env -i PATH=/usr/bin:/bin HOME='$work/home' $*"; }
+
+# row NAME RUNS: times everything on $work/NAME.data and prints a row.
+row() {
+	local c=$1 runs=$2 d=$work/$1.data n mb r1 r2 rn p s q f
 	n=$("$restack" info "$d" | awk '/^samples / { print $2; exit }')
 	mb=$(du -m "$d" | cut -f1)
 	cat "$d" >/dev/null   # warm cache for everyone
-	r=$(best3 "env -i PATH=/usr/bin:/bin HOME='$work/home' '$restack' convert '$d' -o '$work/$c.folded'")
-	rn=$(best3 "env -i PATH=/usr/bin:/bin HOME='$work/home' '$restack' convert --no-inline '$d' -o '$work/$c.ni.folded'")
-	p=$(best3 "env -i PATH=/usr/bin:/bin HOME='$work/home' perf script -i '$d' | perl '$top/tests/tools/collapse.pl' > '$work/$c.perf.folded'")
-	s=$(best3 "env -i PATH=/usr/bin:/bin HOME='$work/home' perf script -i '$d'")
-	q=$(best3 "env -i PATH=/usr/bin:/bin HOME='$work/home' perf script --no-inline -i '$d'")
-	set -- $r $rn $p $s $q
-	# perf's inline runs against restack's, --no-inline against --no-inline
-	printf '%-8s %7s %6s | %5.2f (%5d)  | %5.2f (%5d)  | %5.2f %-6s (%5d)     | %5.2f %-6s (%5d)   | %5.2f %-6s (%5d)\n' \
-		"$c" "$n" "$mb" "$1" $(($2 / 1024)) "$3" $(($4 / 1024)) \
-		"$5" "$(ratio "$5" "$1")" $(($6 / 1024)) \
+	r1=$(best "$runs" "$(clean "'$restack' convert -j1 '$d' -o '$work/$c.folded'")")
+	r2=$(best "$runs" "$(clean "'$restack' convert -j2 '$d' -o '$work/$c.j2.folded'")")
+	rn=$(best "$runs" "$(clean "'$restack' convert -j1 --no-inline '$d' -o '$work/$c.ni.folded'")")
+	p=$(best "$runs" "$(clean "perf script -i '$d'") | perl '$top/tests/tools/collapse.pl' > '$work/$c.perf.folded'")
+	s=$(best "$runs" "$(clean "perf script -i '$d'")")
+	q=$(best "$runs" "$(clean "perf script --no-inline -i '$d'")")
+	f="- 0"
+	[ -n "$pp" ] && f=$(best "$runs" "$(clean "'$pp' --input '$d' --output /dev/null")")
+	cmp -s "$work/$c.folded" "$work/$c.j2.folded" ||
+		echo "bench: $c: -j2 output differs from -j1!" >&2
+	set -- $r1 $r2 $rn $p $s $q $f
+	printf '%-8s %7s %6s | %5.2f (%4d) | %5.2f %-5s (%4d) | %5.2f (%4d) | %5.2f %-6s (%4d) | %5.2f %-6s (%4d) | %5.2f %-6s %-6s | %5s %-6s (%4d)\n' \
+		"$c" "$n" "$mb" "$1" $(($2 / 1024)) \
+		"$3" "$(ratio "$1" "$3")" $(($4 / 1024)) \
+		"$5" $(($6 / 1024)) \
+		"$9" "$(ratio "$9" "$1")" $((${10} / 1024)) \
 		"$7" "$(ratio "$7" "$1")" $(($8 / 1024)) \
-		"$9" "$(ratio "$9" "$3")" $((${10} / 1024))
+		"${11}" "$(ratio "${11}" "$1")" "$(ratio "${11}" "$5")" \
+		"${13}" "$(ratio "${13}" "$1")" $((${14} / 1024))
+}
+
+printf '\n%-8s %7s %6s | %-12s | %-18s | %-12s | %-20s | %-20s | %-20s | %-18s\n' \
+	capture samples MB "restack -j1" "-j2 (speed-up)" "--no-inline" \
+	"perf script" "perf script|collapse" "perf --no-inline" "perfparser"
+for c in "${captures[@]}"; do
+	row "$c" 3
 done
+
+# The large capture: the threaded program for about 250000 samples (about
+# 2 GB), recorded afresh and deleted afterwards unless BENCH_KEEP is set.
+if [ "${BENCH_LARGE:-1}" != 0 ]; then
+	if [ ! -s "$work/large.data" ]; then
+		echo "bench: recording the large capture (about 35 s, 2 GB) ..." >&2
+		record large "$work/threads" 900000 || exit 1
+	fi
+	row large 2
+	[ -n "${BENCH_KEEP:-}" ] || rm -f "$work/large.data" "$work"/large*.folded
+fi
 cat <<EOF
 
-Times are seconds (best of 3, warm cache); (N) is peak RSS in MiB; NNx is
-perf's time divided by restack's (perf --no-inline by restack --no-inline,
-the others by restack with inline frames).  restack and the perf pipeline write the
-same folded stacks wherever perf completes them (restack also completes
-the stacks the 8 KiB copy cut short).  Captures and outputs are in $work
-(remove it to record afresh).
+Times are seconds (best of 3, best of 2 on the large capture; warm
+cache); (N) is peak RSS in MiB; NNx is the other tool's time divided by
+restack -j1's (for -j2: -j1's time divided by -j2's; perf --no-inline also
+against restack --no-inline, second ratio).  restack and the perf pipeline
+write the same folded stacks wherever perf completes them (restack also
+completes the stacks the 8 KiB copy cut short), and -j2 writes the same
+bytes as -j1.  Captures and outputs are in $work (remove it to record
+afresh; BENCH_LARGE=0 skips the large capture).
 EOF

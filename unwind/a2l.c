@@ -170,12 +170,11 @@ static int a2l_scan(struct a2l_cu *cu, Dwarf_Die *die, int parent,
 	return 0;
 }
 
-static const struct a2l_cu *a2l_sort_cu;
-
-static int a2l_order_cmp(const void *x, const void *y)
+static int a2l_order_cmp(const void *x, const void *y, void *ctx)
 {
-	const struct a2l_func *a = &a2l_sort_cu->f[*(const uint32_t *)x];
-	const struct a2l_func *b = &a2l_sort_cu->f[*(const uint32_t *)y];
+	const struct a2l_cu *cu = ctx;
+	const struct a2l_func *a = &cu->f[*(const uint32_t *)x];
+	const struct a2l_func *b = &cu->f[*(const uint32_t *)y];
 
 	if (a->low != b->low)
 		return a->low < b->low ? -1 : 1;
@@ -215,9 +214,7 @@ static struct a2l_cu *a2l_cu_get(struct a2l *a, Dwarf_Die *cudie)
 			cu->f[i].low = cu->f[i].high = 0;
 		cu->order[k++] = (uint32_t)i;
 	}
-	a2l_sort_cu = cu;
-	qsort(cu->order, k, sizeof(*cu->order), a2l_order_cmp);
-	a2l_sort_cu = NULL;
+	qsort_r(cu->order, k, sizeof(*cu->order), a2l_order_cmp, cu);
 	/* bfd's high watermark, which its binary search relies on */
 	for (i = 0; i < k; i++) {
 		struct a2l_func *f = &cu->f[cu->order[i]];

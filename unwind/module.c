@@ -29,6 +29,7 @@
 #include "unwind/cfi.h"
 #include "unwind/dbgd.h"
 #include "unwind/locate.h"
+#include "unwind/dwimage.h"
 #include "unwind/symtab.h"
 
 const char *module_status_name(enum module_status s)
@@ -96,6 +97,15 @@ static const struct locate_opts *mod_locate(struct modcache *mc)
 	return mc->locate_own;
 }
 
+static void module_dwimage_free(struct module_dwimage *img)
+{
+	if (img->elf)
+		elf_end(img->elf);
+	free(img->image);
+	img->elf = NULL;
+	img->image = NULL;
+}
+
 static void module_close_files(struct module *m)
 {
 	if (m->eh_cfi)
@@ -104,6 +114,8 @@ static void module_close_files(struct module *m)
 		dwarf_end(m->dwarf_rt);
 	if (m->dwarf_dbg)
 		dwarf_end(m->dwarf_dbg);
+	module_dwimage_free(&m->dwimg_rt);
+	module_dwimage_free(&m->dwimg_dbg);
 	if (m->debug_elf)
 		elf_end(m->debug_elf);
 	if (m->elf)
@@ -660,20 +672,45 @@ bool module_offset_to_vaddr(const struct module *m, uint64_t off,
 	return false;
 }
 
+/*
+ * libdw's view of elf: through a copy with the DWARF decompressed
+ * (dwimage.c) when it has compressed sections, else elf itself.
+ */
+static Dwarf *module_dwarf_open(Elf *elf, struct module_dwimage *img)
+{
+	Dwarf *dw;
+	size_t size;
+
+	img->image = dwimage_build(elf, &size);
+	if (img->image) {
+		img->elf = elf_memory(img->image, size);
+		if (img->elf) {
+			dw = dwarf_begin_elf(img->elf, DWARF_C_READ, NULL);
+			if (dw)
+				return dw;
+			elf_end(img->elf);
+			img->elf = NULL;
+		}
+		free(img->image);
+		img->image = NULL;
+	}
+	return dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+}
+
 Dwarf *module_dwarf(struct module *m, Elf *elf)
 {
 	if (!elf)
 		return NULL;
 	if (elf == m->debug_elf) {
 		if (!m->dwarf_dbg_tried)
-			m->dwarf_dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+			m->dwarf_dbg = module_dwarf_open(elf, &m->dwimg_dbg);
 		m->dwarf_dbg_tried = true;
 		return m->dwarf_dbg;
 	}
 	if (elf != m->elf)
 		return NULL;
 	if (!m->dwarf_rt_tried)
-		m->dwarf_rt = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+		m->dwarf_rt = module_dwarf_open(elf, &m->dwimg_rt);
 	m->dwarf_rt_tried = true;
 	return m->dwarf_rt;
 }

@@ -44,6 +44,11 @@ struct module_seg {       /* a PT_LOAD segment */
 	uint64_t vaddr, memsz, offset, filesz;
 };
 
+struct module_dwimage {   /* a decompressed copy of a file, or none */
+	void *image;
+	Elf *elf;
+};
+
 struct module_plt {       /* a PLT section: [lo, hi), entries of entsize */
 	uint64_t lo, hi, entsize;
 };
@@ -74,6 +79,8 @@ struct module {
 	Elf *debug_elf;           /* separate debuginfo, or NULL */
 	void *image;              /* in-memory image behind elf (vdso) */
 	size_t image_size;
+	struct module_dwimage dwimg_rt, dwimg_dbg; /* what libdw reads when
+				   * the DWARF was compressed (dwimage.c) */
 	Dwarf *dwarf_rt;          /* DWARF of elf (lazily) */
 	Dwarf *dwarf_dbg;         /* DWARF of debug_elf (lazily) */
 	bool dwarf_rt_tried, dwarf_dbg_tried;

@@ -61,8 +61,10 @@ int resolve_init(struct resolve *r, const struct resolve_opts *opts,
 		if (!r->st)
 			return err_set(err, ERR_NOMEM, ERR_NO_OFF, "root cache");
 	}
-	if (r->opts.kallsyms && !r->opts.no_kernel &&
-	    symbolizer_set_kallsyms(&r->sym, r->opts.kallsyms) < 0)
+	if (r->opts.kallsyms_shared && !r->opts.no_kernel)
+		symbolizer_share_kallsyms(&r->sym, r->opts.kallsyms_shared);
+	else if (r->opts.kallsyms && !r->opts.no_kernel &&
+		 symbolizer_set_kallsyms(&r->sym, r->opts.kallsyms) < 0)
 		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "kallsyms");
 	return 0;
 }
@@ -528,4 +530,62 @@ int resolve_event(struct resolve *r, const struct event *ev,
 		break;
 	}
 	return aspace_event(&r->as, ev) < 0 ? -1 : 0;
+}
+
+/*
+ * dst's module for src's module m: the same path and the same build-id from
+ * the capture (a build-id learned from the file is not part of the
+ * identity), created when dst never met it.  NULL when out of memory.
+ */
+static struct module *resolve_same_module(struct modcache *mc,
+					  const struct module *m)
+{
+	uint8_t size = m->build_id_learned ? 0 : m->build_id_size;
+	struct module *d;
+
+	for (d = mc->all; d; d = d->next) {
+		uint8_t dsize = d->build_id_learned ? 0 : d->build_id_size;
+
+		if (dsize == size && !memcmp(d->build_id, m->build_id, size) &&
+		    !strcmp(d->path, m->path))
+			return d;
+	}
+	return modcache_get(mc, m->path, m->build_id, size, 0, 0);
+}
+
+int resolve_add_counts(struct resolve *dst, struct resolve *src)
+{
+	const uint64_t *a = (const uint64_t *)&src->stats;
+	uint64_t *b = (uint64_t *)&dst->stats;
+	const struct module *m;
+	size_t i;
+
+	for (i = 0; i < sizeof(dst->stats) / sizeof(uint64_t); i++)
+		b[i] += a[i];
+	if (dst->st && src->st)
+		stitcher_add_counters(dst->st, src->st);
+	if (src->sym.kallsyms_tried && !dst->sym.kallsyms_tried) {
+		dst->sym.kallsyms_tried = true;
+		dst->sym.kallsyms = src->sym.kallsyms;
+		if (!src->sym.shared)
+			src->sym.kallsyms = NULL;   /* dst owns it now */
+		else if (!dst->sym.shared)
+			dst->sym.shared = src->sym.shared;
+	}
+	for (m = src->mc.all; m; m = m->next) {
+		struct module *d;
+
+		if (m->status == MODULE_PENDING)
+			continue;
+		d = resolve_same_module(&dst->mc, m);
+		if (!d)
+			return -1;
+		if (d->status == MODULE_PENDING)
+			module_load(&dst->mc, d);
+		d->samples += m->samples;
+		d->frames += m->frames;
+		d->no_cfi += m->no_cfi;
+		d->no_sym += m->no_sym;
+	}
+	return 0;
 }

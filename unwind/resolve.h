@@ -30,6 +30,8 @@ struct resolve_opts {
 	unsigned max_frames;     /* 0: 1024 */
 	unsigned max_scan;       /* scanned frames per sample, 0: none */
 	const char *kallsyms;    /* kernel symbols file, or NULL for none */
+	struct kallsyms_once *kallsyms_shared; /* instead of kallsyms: read
+					   * once for several resolvers */
 	const char *const *buildid_dirs;
 	unsigned nr_buildid_dirs;
 	const struct locate_opts *locate; /* the lookup chain, borrowed; NULL:
@@ -119,6 +121,14 @@ int resolve_event(struct resolve *r, const struct event *ev,
  * keep modules, symbols and the root caches.
  */
 void resolve_begin_pass(struct resolve *r, enum resolve_pass pass);
+
+/*
+ * Adds src's counts (statistics, per-module counts, root-cache counters)
+ * into dst, for resolvers that served disjoint sets of threads of the same
+ * capture, and takes over the kernel symbols src read when dst did not.
+ * Returns 0 or -1 (out of memory).
+ */
+int resolve_add_counts(struct resolve *dst, struct resolve *src);
 
 /* Samples the FIRST pass deferred to the RETRY pass. */
 static inline size_t resolve_nr_deferred(const struct resolve *r)

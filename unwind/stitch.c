@@ -478,6 +478,18 @@ void stitcher_counters(const struct stitcher *st, struct stitch_counters *c)
 	c->nodes = st->live;
 }
 
+void stitcher_add_counters(struct stitcher *dst, const struct stitcher *src)
+{
+	const uint64_t *a = (const uint64_t *)&src->c;
+	uint64_t *b = (uint64_t *)&dst->c;
+	size_t i;
+
+	/* every field is a count: threads are disjoint between stitchers */
+	for (i = 0; i < sizeof(dst->c) / sizeof(uint64_t); i++)
+		b[i] += a[i];
+	dst->live += src->live;
+}
+
 size_t stitcher_node_bytes(void)
 {
 	return ST_NODE_BYTES;

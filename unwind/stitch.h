@@ -120,6 +120,12 @@ void stitcher_forget(struct stitcher *st, uint64_t thread);
 
 void stitcher_counters(const struct stitcher *st, struct stitch_counters *c);
 
+/*
+ * Adds src's counters into dst's (stitchers that served disjoint sets of
+ * threads, as parallel workers do).
+ */
+void stitcher_add_counters(struct stitcher *dst, const struct stitcher *src);
+
 /* Bytes one cached frame costs, to turn a memory budget into nodes. */
 size_t stitcher_node_bytes(void);
 

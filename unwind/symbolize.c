@@ -29,9 +29,51 @@ void symbolizer_init(struct symbolizer *s, bool inline_frames)
 	s->inline_frames = inline_frames;
 }
 
+int kallsyms_once_init(struct kallsyms_once *k, const char *path)
+{
+	memset(k, 0, sizeof(*k));
+	pthread_mutex_init(&k->lock, NULL);
+	k->path = mem_strdup(path);
+	return k->path ? 0 : -1;
+}
+
+void kallsyms_once_release(struct kallsyms_once *k)
+{
+	symtab_free(k->tab);
+	free(k->path);
+	pthread_mutex_destroy(&k->lock);
+	memset(k, 0, sizeof(*k));
+}
+
+void symbolizer_share_kallsyms(struct symbolizer *s, struct kallsyms_once *k)
+{
+	s->shared = k;
+}
+
+/* Reads the kernel symbols on first use (once for all sharers). */
+static void symbolizer_load_kallsyms(struct symbolizer *s)
+{
+	struct kallsyms_once *k = s->shared;
+
+	s->kallsyms_tried = true;
+	if (!k) {
+		if (s->kallsyms_path)
+			s->kallsyms = symtab_load_kallsyms(s->kallsyms_path);
+		return;
+	}
+	pthread_mutex_lock(&k->lock);
+	if (!k->tried) {
+		k->tried = true;
+		k->tab = symtab_load_kallsyms(k->path);
+	}
+	s->kallsyms = k->tab;
+	pthread_mutex_unlock(&k->lock);
+}
+
 void symbolizer_release(struct symbolizer *s)
 {
-	symtab_free(s->kallsyms);
+	if (!s->shared)
+		symtab_free(s->kallsyms);
 	free(s->kallsyms_path);
 	hashmap_release(&s->kernel);
 	hashmap_release(&s->other);
@@ -168,10 +210,8 @@ const struct sym_loc *symbolize_kernel(struct symbolizer *s, uint64_t addr)
 
 	if (hashmap_get(&s->kernel, addr, &v))
 		return v;
-	if (!s->kallsyms_tried && s->kallsyms_path) {
-		s->kallsyms_tried = true;
-		s->kallsyms = symtab_load_kallsyms(s->kallsyms_path);
-	}
+	if (!s->kallsyms_tried && (s->kallsyms_path || s->shared))
+		symbolizer_load_kallsyms(s);
 	sym = symtab_lookup(s->kallsyms, addr);
 	l = sym_new(s, "[kernel.kallsyms]", addr, SYM_KERNEL, 1);
 	if (!l)

@@ -17,12 +17,32 @@
 #include "common/hashmap.h"
 #include "common/stack.h"
 
+#include <pthread.h>
+
 struct module;
 struct symtab;
 
+/*
+ * A kernel symbol table several symbolizers (worker threads) share: read
+ * once, by the first that needs it, under the lock; read-only afterwards.
+ * The owner initialises it before and releases it after its users.
+ */
+struct kallsyms_once {
+	pthread_mutex_t lock;
+	bool tried;
+	struct symtab *tab;       /* owned */
+	char *path;               /* owned */
+};
+
+/* Returns 0, or -1 when out of memory. */
+int kallsyms_once_init(struct kallsyms_once *k, const char *path);
+void kallsyms_once_release(struct kallsyms_once *k);
+
 struct symbolizer {
 	bool inline_frames;
-	struct symtab *kallsyms;    /* owned; NULL: kernel frames unnamed */
+	struct symtab *kallsyms;    /* owned unless shared; NULL: kernel
+				     * frames unnamed */
+	struct kallsyms_once *shared; /* where kallsyms comes from, or NULL */
 	char *kallsyms_path;        /* read on the first kernel address */
 	bool kallsyms_tried;
 	struct arena arena;         /* the sym_loc objects */
@@ -41,6 +61,9 @@ void symbolizer_release(struct symbolizer *s);
  * address needs a name.  Returns 0, or -1 when out of memory.
  */
 int symbolizer_set_kallsyms(struct symbolizer *s, const char *path);
+
+/* Takes kernel symbols from k (instead of symbolizer_set_kallsyms). */
+void symbolizer_share_kallsyms(struct symbolizer *s, struct kallsyms_once *k);
 
 /* True when the kallsyms file was read (it is read lazily). */
 bool symbolizer_has_kallsyms(const struct symbolizer *s);

@@ -22,10 +22,10 @@
 #include "unwind/module.h"
 
 struct bfd_sym {
-	uint64_t value, size;
+	uint64_t value, size;     /* size 0 counts as 1 */
 	const char *name;
 	uint32_t shndx;
-	uint8_t type, bind, vis;
+	uint32_t index;           /* in the symbol table */
 };
 
 struct bfd_sec {
@@ -36,7 +36,9 @@ struct bfd_sec {
 struct symtab {
 	struct symtab_sym *syms;  /* perf's view, sorted by start */
 	size_t nr, alloc;
-	struct bfd_sym *bsyms;    /* addr2line's symbols, in table order */
+	struct bfd_sym *bsyms;    /* addr2line's function candidates, sorted
+				   * by section, start, size, then table
+				   * order reversed (st_bfd_cmp) */
 	size_t nr_bsyms;
 	struct bfd_sec *bsecs;    /* SHF_ALLOC sections of that file */
 	size_t nr_bsecs;
@@ -403,6 +405,24 @@ static int st_synthesize_plt(struct symtab *t, Elf *elf)
 	return rc;
 }
 
+/*
+ * The order symtab_bfd_function() searches: the candidate it wants for an
+ * address is the last one at or below it (the nearest start; on equal
+ * starts the larger size; on equal sizes the first in the table).
+ */
+static int st_bfd_cmp(const void *pa, const void *pb)
+{
+	const struct bfd_sym *a = pa, *b = pb;
+
+	if (a->shndx != b->shndx)
+		return a->shndx < b->shndx ? -1 : 1;
+	if (a->value != b->value)
+		return a->value < b->value ? -1 : 1;
+	if (a->size != b->size)
+		return a->size < b->size ? -1 : 1;
+	return a->index > b->index ? -1 : a->index < b->index;
+}
+
 /* addr2line's symbols: .symtab of its file, else .dynsym. */
 static int st_read_bfd(struct symtab *t, Elf *elf)
 {
@@ -423,20 +443,31 @@ static int st_read_bfd(struct symtab *t, Elf *elf)
 		for (i = 1; i < n; i++) {
 			GElf_Sym sym;
 			struct bfd_sym *b = &t->bsyms[t->nr_bsyms];
+			uint8_t type;
 
 			if (!gelf_getsym(data, (int)i, &sym))
+				continue;
+			/* what addr2line's function lookup ignores */
+			type = GELF_ST_TYPE(sym.st_info);
+			if (type == STT_OBJECT || type == STT_TLS ||
+			    type == STT_SECTION || type == STT_FILE ||
+			    type == STT_COMMON)
+				continue;
+			if (!sym.st_size &&
+			    GELF_ST_BIND(sym.st_info) == STB_LOCAL &&
+			    type == STT_NOTYPE &&
+			    GELF_ST_VISIBILITY(sym.st_other) == STV_HIDDEN)
 				continue;
 			b->name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (!b->name)
 				continue;
 			b->value = sym.st_value;
-			b->size = sym.st_size;
+			b->size = sym.st_size ? sym.st_size : 1;
 			b->shndx = sym.st_shndx;
-			b->type = GELF_ST_TYPE(sym.st_info);
-			b->bind = GELF_ST_BIND(sym.st_info);
-			b->vis = GELF_ST_VISIBILITY(sym.st_other);
+			b->index = (uint32_t)i;
 			t->nr_bsyms++;
 		}
+		qsort(t->bsyms, t->nr_bsyms, sizeof(*t->bsyms), st_bfd_cmp);
 	}
 	n = 0;
 	while ((s = elf_nextscn(elf, s)))
@@ -534,9 +565,8 @@ const struct symtab_sym *symtab_lookup(const struct symtab *t, uint64_t addr)
 const char *symtab_bfd_function(const struct symtab *t, uint64_t addr)
 {
 	const struct bfd_sym *best = NULL;
-	uint64_t best_size = 0;
 	uint32_t sec = 0;
-	size_t i;
+	size_t i, lo, hi;
 
 	if (!t)
 		return NULL;
@@ -549,28 +579,20 @@ const char *symtab_bfd_function(const struct symtab *t, uint64_t addr)
 	}
 	if (!sec)
 		return NULL;
-	for (i = 0; i < t->nr_bsyms; i++) {
-		const struct bfd_sym *s = &t->bsyms[i];
-		uint64_t size;
+	/* the last candidate at or below (sec, addr) */
+	lo = 0;
+	hi = t->nr_bsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct bfd_sym *s = &t->bsyms[mid];
 
-		if (s->shndx != sec || s->type == STT_OBJECT ||
-		    s->type == STT_TLS || s->type == STT_SECTION ||
-		    s->type == STT_FILE || s->type == STT_COMMON)
-			continue;
-		size = s->size;
-		if (size == 0 && s->bind == STB_LOCAL &&
-		    s->type == STT_NOTYPE && s->vis == STV_HIDDEN)
-			continue;
-		if (!size)
-			size = 1;
-		/* The nearest start at or below addr; the larger on a tie. */
-		if (s->value <= addr &&
-		    (!best || s->value > best->value ||
-		     (s->value == best->value && size > best_size))) {
-			best = s;
-			best_size = size;
-		}
+		if (s->shndx < sec || (s->shndx == sec && s->value <= addr))
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	if (lo && t->bsyms[lo - 1].shndx == sec)
+		best = &t->bsyms[lo - 1];
 	return best ? best->name : NULL;
 }
 

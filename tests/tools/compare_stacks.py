@@ -30,7 +30,13 @@ def load(path):
 
 def reaches_root(stack):
     frames = stack.split(';')
-    return len(frames) > 1 and frames[1] in ROOTS
+    if len(frames) < 2 or frames[1] not in ROOTS:
+        return False
+    # clone3 calling the system call is the parent creating a thread: its
+    # CFI ends before the syscall instruction, so perf stops there although
+    # the parent's stack goes on (the child's clone3 runs from ret_from_fork)
+    return not (frames[1].startswith(('clone', '__clone', '__GI___clone'))
+                and len(frames) > 2 and frames[2].startswith('entry_SYSCALL'))
 
 
 def main():

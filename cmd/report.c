@@ -1,0 +1,259 @@
+/*
+ * report.c - --stats-json and --min-coverage (see report.h).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "cmd/report.h"
+
+#include "cmd/cmd.h"
+#include "unwind/module.h"
+#include "unwind/symtab.h"
+
+void report_init(struct report *r, double min_coverage, unsigned jobs)
+{
+	memset(r, 0, sizeof(*r));
+	strbuf_init(&r->inputs);
+	r->min_coverage = min_coverage;
+	r->jobs = jobs;
+}
+
+void report_release(struct report *r)
+{
+	strbuf_release(&r->inputs);
+}
+
+double report_coverage(const struct run *run)
+{
+	const struct resolve_stats *st = &run->res.stats;
+
+	if (!st->samples)
+		return 100.0;   /* nothing to miss */
+	return 100.0 * (double)st->end[END_ROOT] / (double)st->samples;
+}
+
+enum report_status report_judge(const struct report *r,
+				const struct run *run)
+{
+	if (r->min_coverage >= 0 && report_coverage(run) < r->min_coverage)
+		return REPORT_GATE;
+	return REPORT_OK;
+}
+
+static double report_now(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void report_timing_start(struct report_timing *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->start_wall = report_now(CLOCK_MONOTONIC);
+	t->start_cpu = report_now(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+void report_timing_end(struct report_timing *t)
+{
+	struct rusage ru;
+
+	t->wall_s = report_now(CLOCK_MONOTONIC) - t->start_wall;
+	t->cpu_s = report_now(CLOCK_PROCESS_CPUTIME_ID) - t->start_cpu;
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		t->peak_rss_kb = ru.ru_maxrss;
+}
+
+static void report_key(struct strbuf *sb, const char *key)
+{
+	strbuf_add_json_str(sb, key);
+	strbuf_addch(sb, ':');
+}
+
+static void report_str_or_null(struct strbuf *sb, const char *key,
+			       const char *val)
+{
+	report_key(sb, key);
+	if (val)
+		strbuf_add_json_str(sb, val);
+	else
+		strbuf_addstr(sb, "null");
+	strbuf_addch(sb, ',');
+}
+
+/* A statistics name as a JSON key: "no CFI" -> "no_cfi". */
+static void report_name_u64(struct strbuf *sb, const char *name, uint64_t v)
+{
+	char key[64];
+	size_t i;
+
+	for (i = 0; name[i] && i < sizeof(key) - 1; i++)
+		key[i] = name[i] == ' ' || name[i] == '-' ? '_' :
+			 (char)tolower((unsigned char)name[i]);
+	key[i] = '\0';
+	report_key(sb, key);
+	strbuf_addf(sb, "%llu,", (unsigned long long)v);
+}
+
+static void report_u64(struct strbuf *sb, const char *key, uint64_t v)
+{
+	report_key(sb, key);
+	strbuf_addf(sb, "%llu,", (unsigned long long)v);
+}
+
+/* Removes the comma after an object's or array's last member. */
+static void report_close(struct strbuf *sb, char c)
+{
+	if (sb->len && sb->buf[sb->len - 1] == ',')
+		sb->buf[--sb->len] = '\0';
+	strbuf_addch(sb, c);
+}
+
+static void report_module(struct strbuf *sb, const struct module *m)
+{
+	char hex[41];
+
+	strbuf_addch(sb, '{');
+	report_str_or_null(sb, "path", m->path);
+	if (m->build_id_size)
+		module_build_id_hex(m->build_id, m->build_id_size, hex);
+	report_str_or_null(sb, "build_id", m->build_id_size ? hex : NULL);
+	report_str_or_null(sb, "status", module_status_name(m->status));
+	report_str_or_null(sb, "found_in", m->found_in);
+	report_str_or_null(sb, "file", m->file);
+	report_str_or_null(sb, "debug_file", m->debug_file);
+	report_key(sb, "cfi");
+	strbuf_addstr(sb, m->eh_cfi || m->debug_cfi ? "true," : "false,");
+	report_key(sb, "symbols");
+	strbuf_addstr(sb, m->symtab && symtab_count(m->symtab) ? "true," :
+								 "false,");
+	report_u64(sb, "samples", m->samples);
+	report_u64(sb, "frames", m->frames);
+	report_u64(sb, "no_cfi", m->no_cfi);
+	report_u64(sb, "no_sym", m->no_sym);
+	report_close(sb, '}');
+	strbuf_addch(sb, ',');
+}
+
+/* The counts of a finished run, as members of the input's object. */
+static void report_run(struct strbuf *sb, const struct run *run)
+{
+	const struct resolve_stats *st = &run->res.stats;
+	const struct perfdata_info *in = perfdata_info(run->rd);
+	const struct module *m;
+	unsigned i;
+
+	report_str_or_null(sb, "event",
+			   run->event_attr >= 0 ?
+				   in->attrs[run->event_attr].name : NULL);
+	report_u64(sb, "samples", st->samples);
+	report_u64(sb, "reached_root", st->end[END_ROOT]);
+	report_key(sb, "coverage_pct");
+	strbuf_addf(sb, "%.2f,", report_coverage(run));
+	report_u64(sb, "window_full", st->truncated);
+	report_u64(sb, "window_ends", st->window_ends);
+	report_u64(sb, "stitched", st->stitched);
+	report_u64(sb, "stitched_to_root", st->stitched_rooted);
+	report_u64(sb, "other_event_samples", run->other_event_samples);
+	report_u64(sb, "passes", run->passes);
+	report_key(sb, "end_reasons");
+	strbuf_addch(sb, '{');
+	for (i = 0; i < END_REASON__COUNT; i++)
+		report_name_u64(sb, end_reason_name(i), st->end[i]);
+	report_close(sb, '}');
+	strbuf_addch(sb, ',');
+	report_key(sb, "frames_by_origin");
+	strbuf_addch(sb, '{');
+	for (i = 0; i < FRAME_ORIGIN__COUNT; i++)
+		report_name_u64(sb, frame_origin_name(i), st->frames[i]);
+	report_close(sb, '}');
+	strbuf_addch(sb, ',');
+	report_str_or_null(sb, "kernel_symbols",
+			   symbolizer_has_kallsyms(&run->res.sym) ?
+				   run->kallsyms_used : NULL);
+	report_key(sb, "modules");
+	strbuf_addch(sb, '[');
+	for (m = run->res.mc.all; m; m = m->next)
+		if (m->status != MODULE_PENDING)
+			report_module(sb, m);
+	report_close(sb, ']');
+	strbuf_addch(sb, ',');
+}
+
+void report_add(struct report *r, const char *input, const char *out,
+		enum report_status status, const struct run *run,
+		const struct report_timing *t)
+{
+	static const char *const names[] = { "ok", "coverage-below-gate",
+					     "failed" };
+	struct strbuf *sb = &r->inputs;
+
+	r->nr++;
+	if (status == REPORT_OK)
+		r->nr_ok++;
+	else if (status == REPORT_GATE)
+		r->nr_gate++;
+	else
+		r->nr_failed++;
+	strbuf_addch(sb, '{');
+	report_str_or_null(sb, "input", input);
+	report_str_or_null(sb, "output", status == REPORT_FAILED ? NULL : out);
+	report_str_or_null(sb, "status", names[status]);
+	if (run && status != REPORT_FAILED)
+		report_run(sb, run);
+	if (t) {
+		report_key(sb, "timing");
+		strbuf_addf(sb, "{\"wall_s\":%.3f,\"cpu_s\":%.3f,"
+				"\"peak_rss_kb\":%ld},",
+			    t->wall_s, t->cpu_s, t->peak_rss_kb);
+	}
+	report_close(sb, '}');
+	strbuf_addch(sb, ',');
+}
+
+int report_write(const struct report *r, const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	FILE *f;
+	int rc = 0;
+
+	strbuf_addf(&sb, "{\"restack\":\"%s\",\"jobs\":%u,", RESTACK_VERSION,
+		    r->jobs);
+	report_key(&sb, "min_coverage_pct");
+	if (r->min_coverage >= 0)
+		strbuf_addf(&sb, "%.2f,", r->min_coverage);
+	else
+		strbuf_addstr(&sb, "null,");
+	strbuf_addf(&sb, "\"inputs_total\":%u,\"converted\":%u,"
+			 "\"below_gate\":%u,\"failed\":%u,\"inputs\":[",
+		    r->nr, r->nr_ok + r->nr_gate, r->nr_gate, r->nr_failed);
+	strbuf_add(&sb, r->inputs.buf ? r->inputs.buf : "", r->inputs.len);
+	report_close(&sb, ']');
+	strbuf_addstr(&sb, "}\n");
+	if (sb.oom) {
+		cmd_error("out of memory");
+		strbuf_release(&sb);
+		return -1;
+	}
+	if (!strcmp(path, "-")) {
+		rc = cmd_write_stdout(sb.buf, sb.len);
+	} else {
+		f = fopen(path, "w");
+		if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len) {
+			cmd_error("cannot write '%s': %s", path,
+				  strerror(errno));
+			rc = -1;
+		}
+		if (f && fclose(f) != 0 && rc == 0) {
+			cmd_error("cannot write '%s': %s", path,
+				  strerror(errno));
+			rc = -1;
+		}
+	}
+	strbuf_release(&sb);
+	return rc;
+}

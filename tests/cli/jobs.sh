@@ -1,0 +1,130 @@
+#!/bin/bash
+# jobs.sh - worker threads, batch conversion and the CI options:
+#   - output bytes identical for -j1, -j2 and -j8 (folded, script, stats),
+#     from a file and from a pipe, on a threaded workload and on a deep one
+#     that needs stitching (root caches are per thread, workers per thread);
+#   - --outdir over several captures with one corrupt one: the others are
+#     converted exactly as one by one, the summary names the bad one and
+#     only it makes the exit status non-zero;
+#   - --stats-json is valid JSON whose counts add up, and --min-coverage
+#     turns a low coverage into exit status 1 with the output written.
+. "$(dirname "$0")/lib.sh"
+
+need_perf
+cc=$(command -v cc || command -v gcc) || skip_all "no C compiler"
+home=$T/home
+restack_clean() {
+	env -i PATH=/usr/bin:/bin HOME="$home" "$RESTACK" "$@"
+}
+
+"$cc" -O2 -g -fomit-frame-pointer -fPIC -shared -o "$T/libwork.so" \
+	"$TESTDATA/src/libwork.c" -lm || skip_all "cannot build libwork.so"
+"$cc" -O2 -g -fomit-frame-pointer -o "$T/threads" \
+	"$TESTDATA/src/threads.c" -L"$T" -lwork -Wl,-rpath,"$T" -lpthread ||
+	skip_all "cannot build threads"
+"$cc" -O2 -g -fomit-frame-pointer -o "$T/deep" "$TESTDATA/src/deep.c" ||
+	skip_all "cannot build deep"
+"$cc" -O2 -g -o "$T/many" "$TESTDATA/src/manythreads.c" -lpthread ||
+	skip_all "cannot build manythreads"
+
+record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/threads.data" \
+	-- "$T/threads" 1500 >/dev/null || skip_all "perf record failed"
+record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/deep.data" \
+	-- "$T/deep" 30000 >/dev/null || skip_all "perf record failed"
+record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/many.data" \
+	-- "$T/many" 32 >/dev/null || skip_all "perf record failed"
+
+# --- the same bytes whatever the number of workers ---
+for c in threads deep many; do
+	for j in 1 2 8; do
+		restack_clean convert -j$j "$T/$c.data" -o "$T/$c.j$j.folded"
+		restack_clean convert -j$j --tid --to script "$T/$c.data" \
+			-o "$T/$c.j$j.script"
+		restack_clean stats -j$j "$T/$c.data" >"$T/$c.j$j.stats"
+	done
+	for j in 2 8; do
+		same_file "$T/$c.j1.folded" "$T/$c.j$j.folded" \
+			"$c: folded output of -j$j equals -j1"
+		same_file "$T/$c.j1.script" "$T/$c.j$j.script" \
+			"$c: script output (time order) of -j$j equals -j1"
+		same_file "$T/$c.j1.stats" "$T/$c.j$j.stats" \
+			"$c: statistics of -j$j equal -j1"
+	done
+	restack_clean convert -j2 - -o "$T/$c.pipe.folded" <"$T/$c.data"
+	restack_clean convert -j1 - -o "$T/$c.pipe1.folded" <"$T/$c.data"
+	same_file "$T/$c.pipe1.folded" "$T/$c.pipe.folded" \
+		"$c: from a pipe, -j2 equals -j1"
+done
+check "the workloads are not trivial: many threads, stitched stacks" \
+	grep -q 'stitched  *[1-9]' "$T/deep.j1.stats"
+threads=$(grep -c . "$T/many.j1.folded")
+check "many: samples of many threads ($threads stacks)" test "$threads" -ge 8
+
+# --- batch: one bad input among good ones ---
+mkdir -p "$T/in" "$T/out"
+cp "$T/threads.data" "$T/deep.data" "$T/many.data" "$T/in/"
+head -c 30000 "$T/threads.data" >"$T/in/cut.data"
+restack_clean convert -j2 --outdir "$T/out" "$T/in/deep.data" \
+	"$T/in/cut.data" "$T/in/many.data" "$T/in/threads.data" \
+	--stats-json "$T/batch.json" 2>"$T/batch.err"
+rc=$?
+is "$rc" 2 "batch with a corrupt input exits 2"
+for c in threads deep many; do
+	same_file "$T/$c.j1.folded" "$T/out/$c.folded" \
+		"batch: $c converted as on its own"
+done
+check "batch: no output for the corrupt input" test ! -e "$T/out/cut.folded"
+check "batch: the corrupt input's error names it and its offset" \
+	grep -qE "cut\.data(\+0x[0-9a-f]+)?:" "$T/batch.err"
+check "batch: the summary counts 3 of 4 and names the failed input" \
+	awk '/converted 3 of 4 inputs/ { s = 1 } s && /^  .*cut\.data$/ { f = 1 }
+	     END { exit !(s && f) }' "$T/batch.err"
+check "batch: no temporary files left" \
+	test "$(ls "$T/out" | grep -c tmp)" = 0
+restack_clean convert -j2 --outdir "$T/out2" "$T/in/deep.data" \
+	"$T/in/many.data" 2>/dev/null
+is "$?" 0 "batch of good inputs exits 0"
+check "batch: --outdir is created" test -s "$T/out2/many.folded"
+
+# --- --stats-json: valid, and its numbers add up ---
+check "--stats-json: valid JSON whose counts add up" python3 - "$T" <<'PY'
+import json, sys
+T = sys.argv[1]
+d = json.load(open(T + '/batch.json'))
+assert d['inputs_total'] == 4 and d['converted'] == 3 and d['failed'] == 1, d
+by = {i['input'].rsplit('/', 1)[1]: i for i in d['inputs']}
+assert by['cut.data']['status'] == 'failed' and by['cut.data']['output'] is None
+for name in ('threads', 'deep', 'many'):
+    i = by[name + '.data']
+    assert i['status'] == 'ok', i
+    assert sum(i['end_reasons'].values()) == i['samples'], i['end_reasons']
+    assert i['end_reasons']['root'] == i['reached_root']
+    assert abs(i['coverage_pct'] - 100.0 * i['reached_root'] / i['samples']) < 0.01
+    total = sum(int(l.rsplit(' ', 1)[1]) for l in open('%s/out/%s.folded' % (T, name)))
+    assert total == i['samples'], (total, i['samples'])
+    assert sum(m['samples'] for m in i['modules']) <= i['samples']
+    assert any(m['path'].endswith('/libwork.so') and m['cfi'] and m['symbols']
+               for m in by['threads.data']['modules'])
+    assert i['timing']['wall_s'] >= 0 and i['timing']['peak_rss_kb'] > 0
+PY
+
+# --- --min-coverage: a gate on the share of samples reaching the root ---
+restack_clean convert --max-frames 8 --min-coverage 90 "$T/deep.data" \
+	-o "$T/gate.folded" 2>"$T/gate.err"
+is "$?" 1 "--min-coverage 90 with 8 frames at most: exit 1"
+check "the gated output is still written" test -s "$T/gate.folded"
+check "the gate says why" grep -q 'below --min-coverage 90' "$T/gate.err"
+restack_clean convert --min-coverage 90 "$T/deep.data" -o "$T/nogate.folded"
+is "$?" 0 "--min-coverage 90 on complete stacks: exit 0"
+restack_clean stats --max-frames 8 --min-coverage 90 --stats-json - \
+	"$T/deep.data" >"$T/gate.json" 2>/dev/null
+is "$?" 1 "stats --min-coverage: exit 1 too"
+check "stats --stats-json - writes only JSON on stdout" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["below_gate"] == 1 and d["inputs"][0]["status"] == "coverage-below-gate"
+' "$T/gate.json"
+restack_clean convert -q --max-frames 8 --min-coverage 90 "$T/deep.data" \
+	-o "$T/q.folded" 2>"$T/q.err"
+is "$(wc -c <"$T/q.err")" 0 "-q: nothing on stderr"
+done_testing

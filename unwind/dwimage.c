@@ -1,0 +1,228 @@
+/*
+ * dwimage.c - decompressed DWARF for libdw (see dwimage.h).
+ *
+ * The image is the file's bytes, then each decompressed section, then a
+ * new section header table (the ELF header's e_shoff points to it):
+ * decompressed sections get their new offset and size and lose
+ * SHF_COMPRESSED; hidden ones keep their bytes but their name loses its
+ * leading dot, so libdw does not recognise them.
+ */
+#include <elf.h>
+#include <gelf.h>
+#include <libdeflate.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/base.h"
+#include "unwind/dwimage.h"
+#include "unwind/module.h"
+
+#define DWIMAGE_MAX_OUT (1ull << 32)  /* decompressed bytes at most */
+
+/* DWARF sections restack never reads: libdw need not see them. */
+static bool dwimage_hidden(const char *name)
+{
+	static const char *const hide[] = {
+		".debug_loc", ".debug_loclists", ".debug_macro",
+		".debug_macinfo", ".debug_pubnames", ".debug_pubtypes",
+		".debug_gnu_pubnames", ".debug_gnu_pubtypes",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(hide); i++)
+		if (!strcmp(name, hide[i]))
+			return true;
+	return false;
+}
+
+/* What to do with one section. */
+struct dwimage_sec {
+	enum { DWS_KEEP, DWS_INFLATE, DWS_HIDE } what;
+	uint64_t in_off, in_size;   /* compressed payload (after the chdr) */
+	uint64_t out_size, align;
+	uint64_t new_off;
+};
+
+/* Reads the compression header at off; false when it is not zlib's. */
+static bool dwimage_chdr(const uint8_t *raw, size_t raw_size, bool is64,
+			 uint64_t off, uint64_t size, struct dwimage_sec *s)
+{
+	size_t hsize = is64 ? sizeof(Elf64_Chdr) : sizeof(Elf32_Chdr);
+
+	if (off > raw_size || size > raw_size - off || size < hsize)
+		return false;
+	if (is64) {
+		Elf64_Chdr ch;
+
+		memcpy(&ch, raw + off, sizeof(ch));
+		if (ch.ch_type != ELFCOMPRESS_ZLIB)
+			return false;
+		s->out_size = ch.ch_size;
+		s->align = ch.ch_addralign;
+	} else {
+		Elf32_Chdr ch;
+
+		memcpy(&ch, raw + off, sizeof(ch));
+		if (ch.ch_type != ELFCOMPRESS_ZLIB)
+			return false;
+		s->out_size = ch.ch_size;
+		s->align = ch.ch_addralign;
+	}
+	s->in_off = off + hsize;
+	s->in_size = size - hsize;
+	return true;
+}
+
+/* Rewrites section header i of the table at tab for s. */
+static void dwimage_shdr(uint8_t *tab, size_t entsize, bool is64, size_t i,
+			 const struct dwimage_sec *s)
+{
+	if (is64) {
+		Elf64_Shdr sh;
+
+		memcpy(&sh, tab + i * entsize, sizeof(sh));
+		if (s->what == DWS_HIDE) {
+			sh.sh_name++;
+		} else {
+			sh.sh_offset = s->new_off;
+			sh.sh_size = s->out_size;
+			sh.sh_flags &= ~(uint64_t)SHF_COMPRESSED;
+			sh.sh_addralign = s->align;
+		}
+		memcpy(tab + i * entsize, &sh, sizeof(sh));
+	} else {
+		Elf32_Shdr sh;
+
+		memcpy(&sh, tab + i * entsize, sizeof(sh));
+		if (s->what == DWS_HIDE) {
+			sh.sh_name++;
+		} else {
+			sh.sh_offset = (Elf32_Off)s->new_off;
+			sh.sh_size = (Elf32_Word)s->out_size;
+			sh.sh_flags &= ~(Elf32_Word)SHF_COMPRESSED;
+			sh.sh_addralign = (Elf32_Word)s->align;
+		}
+		memcpy(tab + i * entsize, &sh, sizeof(sh));
+	}
+}
+
+/* Decides per section; returns the decompressed bytes needed, 0: none. */
+static uint64_t dwimage_plan(Elf *elf, const uint8_t *raw, size_t raw_size,
+			     bool is64, struct dwimage_sec *secs,
+			     size_t shnum, size_t shstrndx)
+{
+	uint64_t out = 0;
+	size_t i;
+
+	for (i = 1; i < shnum; i++) {
+		Elf_Scn *scn = elf_getscn(elf, i);
+		struct dwimage_sec *s = &secs[i];
+		const char *name;
+		GElf_Shdr sh;
+
+		s->what = DWS_KEEP;
+		if (!scn || !gelf_getshdr(scn, &sh) ||
+		    !(sh.sh_flags & SHF_COMPRESSED) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strncmp(name, ".debug_", 7))
+			continue;
+		if (dwimage_hidden(name)) {
+			s->what = DWS_HIDE;
+			continue;
+		}
+		if (!dwimage_chdr(raw, raw_size, is64, sh.sh_offset,
+				  sh.sh_size, s) ||
+		    s->out_size > DWIMAGE_MAX_OUT - out)
+			return 0;   /* leave the file to libdw */
+		s->what = DWS_INFLATE;
+		if (s->align > 4096 || (s->align & (s->align - 1)))
+			return 0;
+		out += s->out_size + 8;
+	}
+	return out;
+}
+
+void *dwimage_build(Elf *elf, size_t *size)
+{
+	struct libdeflate_decompressor *dec = NULL;
+	struct dwimage_sec *secs = NULL;
+	size_t raw_size, shnum, shstrndx, entsize, i;
+	const uint8_t *raw;
+	uint64_t shoff, out, pos;
+	uint8_t *img = NULL;
+	GElf_Ehdr eh;
+	bool is64, any = false;
+
+	raw = (const uint8_t *)elf_rawfile(elf, &raw_size);
+	if (!raw || !gelf_getehdr(elf, &eh) || !module_elf_host_order(elf) ||
+	    elf_getshdrnum(elf, &shnum) < 0 ||
+	    elf_getshdrstrndx(elf, &shstrndx) < 0 || shnum < 2)
+		return NULL;
+	is64 = gelf_getclass(elf) == ELFCLASS64;
+	entsize = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	shoff = eh.e_shoff;
+	if (eh.e_shentsize != entsize || shoff > raw_size ||
+	    shnum > (raw_size - shoff) / entsize)
+		return NULL;
+	secs = calloc(shnum, sizeof(*secs));
+	if (!secs)
+		return NULL;
+	out = dwimage_plan(elf, raw, raw_size, is64, secs, shnum, shstrndx);
+	if (!out)
+		goto fail;
+	/* file, decompressed sections, section headers */
+	pos = ALIGN_UP((uint64_t)raw_size, 8);
+	img = malloc(pos + out + shnum * entsize + 8);
+	dec = libdeflate_alloc_decompressor();
+	if (!img || !dec)
+		goto fail;
+	memcpy(img, raw, raw_size);
+	for (i = 1; i < shnum; i++) {
+		struct dwimage_sec *s = &secs[i];
+		size_t got;
+
+		if (s->what != DWS_INFLATE)
+			continue;
+		if (s->align > 1)
+			pos = ALIGN_UP(pos, s->align);
+		s->new_off = pos;
+		if (libdeflate_zlib_decompress(dec, raw + s->in_off,
+					       (size_t)s->in_size, img + pos,
+					       (size_t)s->out_size, &got) !=
+			    LIBDEFLATE_SUCCESS ||
+		    got != s->out_size)
+			goto fail;
+		pos += s->out_size;
+		any = true;
+	}
+	if (!any)
+		goto fail;
+	pos = ALIGN_UP(pos, 8);
+	memcpy(img + pos, raw + shoff, shnum * entsize);
+	for (i = 1; i < shnum; i++)
+		if (secs[i].what != DWS_KEEP)
+			dwimage_shdr(img + pos, entsize, is64, i, &secs[i]);
+	if (is64) {
+		Elf64_Ehdr *h = (Elf64_Ehdr *)img;
+
+		h->e_shoff = pos;
+	} else {
+		Elf32_Ehdr *h = (Elf32_Ehdr *)img;
+
+		if (pos > UINT32_MAX)
+			goto fail;
+		h->e_shoff = (Elf32_Off)pos;
+	}
+	*size = pos + shnum * entsize;
+	libdeflate_free_decompressor(dec);
+	free(secs);
+	return img;
+fail:
+	libdeflate_free_decompressor(dec);
+	free(secs);
+	free(img);
+	return NULL;
+}

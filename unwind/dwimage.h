@@ -1,0 +1,27 @@
+/*
+ * dwimage.h - an in-memory copy of an ELF file for libdw, with its
+ * compressed DWARF sections already decompressed.
+ *
+ * libdw (elfutils 0.188) decompresses, with zlib, every DWARF section it
+ * knows as soon as a file is opened, location lists and macros included,
+ * which restack never reads.  Debian's debug files compress them all: for
+ * libc that is most of a short run's time.  This copy decompresses only
+ * what inline names, lines and .debug_frame need, with libdeflate, and
+ * hides the rest from libdw.
+ */
+#ifndef RESTACK_UNWIND_DWIMAGE_H
+#define RESTACK_UNWIND_DWIMAGE_H
+
+#include <libelf.h>
+#include <stddef.h>
+
+/*
+ * The copy of elf (a file in this machine's byte order), or NULL when elf
+ * has no zlib-compressed DWARF section (or is not usable that way, or
+ * memory ran out): then give elf to libdw as it is.  On success *size is
+ * the image's size; the caller owns the image (free()) and must keep it
+ * as long as an Elf made from it with elf_memory() lives.
+ */
+void *dwimage_build(Elf *elf, size_t *size);
+
+#endif
