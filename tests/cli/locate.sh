@@ -147,6 +147,10 @@ if dbgd_up "$srv" "$bid_exe"; then
 	rsd "$T/cache" convert "$data" -o "$T/dbgd.folded" 2>"$T/dbgd.err"
 	is "$?" 0 "debuginfod: exit 0"
 	same_file "$T/before.folded" "$T/dbgd.folded" "debuginfod: output as before the binaries moved (the earlier misses did not stick)"
+	for j in 1 3; do
+		rsd "$T/cache" convert -j $j "$data" -o "$T/dbgd-j$j.folded" 2>/dev/null
+		same_file "$T/before.folded" "$T/dbgd-j$j.folded" "debuginfod, -j $j: output as before"
+	done
 	check "debuginfod: summary line" grep -q 'debuginfod: 3 lookups: 3 downloaded' "$T/dbgd.err"
 	rsd "$T/cache" stats "$data" >"$T/dbgd.stats" 2>&1
 	check "debuginfod: stats show the executable from debuginfod" \
