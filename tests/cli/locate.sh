@@ -177,6 +177,8 @@ is "$?" 0 "debuginfod down: exit 0"
 check "debuginfod down: missing modules reported" \
 	grep -q "threads (build-id $bid_exe) not found: debuginfod server refused the connection" "$T/down.err"
 same_file "$T/none.folded" "$T/down.folded" "debuginfod down: output as with no lookups"
+rsd "$T/cache3" convert --min-coverage 99 "$data" -o "$T/down.folded" 2>/dev/null
+is "$?" 1 "debuginfod down, --min-coverage 99: exit 1"
 
 # Server stalled: accepts, never answers.  DEBUGINFOD_TIMEOUT=3 bounds it.
 python3 -c '
