@@ -5,7 +5,7 @@
 #   make demo         record a small workload and convert it
 #   make check        build and run the whole test suite
 #   make check-asan   the suite under AddressSanitizer + UBSan
-#   make check-tsan   the worker-thread tests under ThreadSanitizer
+#   make check-tsan   the worker-thread and debuginfod tests under ThreadSanitizer
 #   make fuzz         build the libFuzzer targets (clang)
 #   make bench        benchmarks against perf script
 #
@@ -35,8 +35,9 @@ FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/script.c
 UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/a2l.c \
 	unwind/symbolize.c unwind/aspace.c unwind/unwind.c unwind/resolve.c unwind/stitch.c \
-	unwind/jit.c unwind/x86insn.c unwind/ehhdr.c unwind/ehframe.c unwind/pool.c unwind/dwimage.c
-CMD_SRC = cmd/main.c cmd/info.c cmd/dump.c cmd/util.c cmd/run.c \
+	unwind/jit.c unwind/x86insn.c unwind/ehhdr.c unwind/ehframe.c unwind/pool.c unwind/dwimage.c \
+	unwind/locate.c unwind/dbgd.c unwind/perfarchive.c unwind/modinfo.c
+CMD_SRC = cmd/main.c cmd/info.c cmd/dump.c cmd/util.c cmd/run.c cmd/lookup.c \
 	cmd/convert.c cmd/stats.c cmd/symbolize.c cmd/report.c
 
 LIB_SRC = $(COMMON_SRC) $(FORMATS_SRC) $(UNWIND_SRC)
@@ -110,13 +111,15 @@ check-asan: test-deps
 	$(Q)$(MAKE) --no-print-directory BUILD=build-asan \
 		SANITIZE=address,undefined CFLAGS="-O1 -g" check-run
 
-# The tests that run worker threads, under ThreadSanitizer (gcc's).
+# The tests that run worker threads, and the debuginfod lookups (helper
+# processes, a poll loop, signals), under ThreadSanitizer (gcc's).
 check-tsan: test-deps
 	$(Q)$(MAKE) --no-print-directory config.mak
 	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan SANITIZE=thread \
-		CFLAGS="-O1 -g" build-tsan/$(PROG)
+		CFLAGS="-O1 -g" build-tsan/$(PROG) build-tsan/tests/test_dbgd
 	$(Q)BUILD=build-tsan RESTACK=build-tsan/$(PROG) \
-		TSAN_OPTIONS="halt_on_error=1 exitcode=66" tests/run.sh cli/jobs
+		TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
+		tests/run.sh cli/jobs test_dbgd cli/locate
 
 # Includes flow one way: common <- formats <- unwind <- cmd.
 check-includes:

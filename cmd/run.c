@@ -12,6 +12,7 @@
 #include "cmd/cmd.h"
 #include "common/mem.h"
 #include "unwind/cfi.h"
+#include "unwind/modinfo.h"
 #include "unwind/module.h"
 
 enum {
@@ -31,6 +32,11 @@ enum {
 	OPT_JIT_DIR,
 	OPT_STATS_JSON,
 	OPT_MIN_COVERAGE,
+	OPT_SYMFS,
+	OPT_ARCHIVE,
+	OPT_DEBUGINFO_DIR,
+	OPT_DEBUGINFOD,
+	OPT_OFFLINE,
 };
 
 /* -j / --jobs: accepted by every command that resolves samples. */
@@ -54,6 +60,11 @@ const struct option run_long_options[] = {
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "stats-json", required_argument, NULL, OPT_STATS_JSON },
 	{ "min-coverage", required_argument, NULL, OPT_MIN_COVERAGE },
+	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "archive", required_argument, NULL, OPT_ARCHIVE },
+	{ "debuginfo-dir", required_argument, NULL, OPT_DEBUGINFO_DIR },
+	{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
+	{ "offline", no_argument, NULL, OPT_OFFLINE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -78,6 +89,16 @@ const char *const run_usage_lines[] = {
 	"      --buildid-dir DIR   a perf build-id cache to find binaries in",
 	"                          (repeatable; default $PERF_BUILDID_DIR or",
 	"                          ~/.debug)",
+	"      --symfs DIR         look for recorded paths under DIR first",
+	"      --archive FILE      a `perf archive` tarball to find binaries",
+	"                          and kernel symbols in (after the caches)",
+	"      --debuginfo-dir DIR  a directory of .build-id/xx/rest[.debug]",
+	"                          files (repeatable; /usr/lib/debug is last)",
+	"      --debuginfod URL    a debuginfod server (repeatable; default",
+	"                          $DEBUGINFOD_URLS), asked last, up front, for",
+	"                          missing executables and debuginfo",
+	"                          ($DEBUGINFOD_TIMEOUT: seconds, default 30)",
+	"      --offline           no debuginfod lookups",
 	"      --stitch=MODE       on (default): complete stacks the stack copy",
 	"                          cut short from the thread's other samples;",
 	"                          strict: only through frames not popped since;",
@@ -151,7 +172,7 @@ int run_parse_option(struct run_opts *o, int c, const char *arg)
 		o->event = arg;
 		return 1;
 	case 'q':
-		o->quiet = true;
+		o->quiet = o->lookup.quiet = true;
 		return 1;
 	case 'j':
 		v = strtoul(arg, &end, 10);
@@ -198,6 +219,30 @@ int run_parse_option(struct run_opts *o, int c, const char *arg)
 		o->min_coverage = d;
 		return 1;
 	}
+	case OPT_SYMFS:
+		o->lookup.symfs = arg;
+		return 1;
+	case OPT_ARCHIVE:
+		o->lookup.archive = arg;
+		return 1;
+	case OPT_DEBUGINFO_DIR:
+	case OPT_DEBUGINFOD:
+		if ((c == OPT_DEBUGINFOD ? o->lookup.nr_urls :
+					   o->lookup.nr_debug_dirs) >=
+		    LOOKUP_MAX_DIRS) {
+			cmd_error("at most %d --%s options", LOOKUP_MAX_DIRS,
+				  c == OPT_DEBUGINFOD ? "debuginfod" :
+							"debuginfo-dir");
+			return -1;
+		}
+		if (c == OPT_DEBUGINFOD)
+			o->lookup.urls[o->lookup.nr_urls++] = arg;
+		else
+			o->lookup.debug_dirs[o->lookup.nr_debug_dirs++] = arg;
+		return 1;
+	case OPT_OFFLINE:
+		o->lookup.offline = true;
+		return 1;
 	case OPT_VALIDATE_STITCH:
 		o->validate_stitch = true;
 		return 1;
@@ -367,8 +412,13 @@ static int run_init_resolver(struct run *run)
 				       EVENT_ARCH_AARCH64 :
 				       EVENT_ARCH_X86_64;
 	}
+	run->lookup_ready = true;   /* lookup_release() copes with a failure */
+	if (lookup_init(&run->lookup, &o->lookup, run->path, in, dirs,
+			nr_dirs) < 0)
+		return -1;
 	run->kallsyms_used = o->no_kernel ? NULL :
-			     run_pick_kallsyms(run, in, dirs, nr_dirs);
+			     run_pick_kallsyms(run, in, run->lookup.dir_paths,
+					       run->lookup.nr_dirs);
 	ro.no_inline = o->no_inline;
 	ro.no_kernel = o->no_kernel;
 	ro.no_fp = o->no_fp;
@@ -387,6 +437,7 @@ static int run_init_resolver(struct run *run)
 	}
 	ro.buildid_dirs = dirs;
 	ro.nr_buildid_dirs = nr_dirs;
+	ro.locate = &run->lookup.loc;
 	ro.use_live_vdso = in->hostname && in->osrelease && uname(&u) == 0 &&
 			   !strcmp(u.release, in->osrelease);
 	ro.no_stitch = o->no_stitch;
@@ -659,6 +710,8 @@ int run_capture(struct run *run, const struct run_opts *opts,
 	    !symbolizer_has_kallsyms(&run->res.sym) && !opts->quiet)
 		cmd_error("warning: cannot read kernel symbols from '%s'",
 			  run->kallsyms_used);
+	if (!opts->quiet)
+		lookup_report(&run->lookup, &run->res.mc);
 	if (opts->event && run->event_attr < 0 && !opts->quiet)
 		cmd_error("warning: %s: no samples of event '%s'", path,
 			  opts->event);
@@ -678,6 +731,8 @@ void run_free(struct run *run)
 		resolve_release(&run->res);
 	if (run->kallsyms_shared)
 		kallsyms_once_release(&run->kallsyms_once);
+	if (run->lookup_ready)
+		lookup_release(&run->lookup);
 	perfdata_close(run->rd);
 	free(run->kallsyms_used);
 	memset(run, 0, sizeof(*run));
@@ -768,39 +823,45 @@ void run_print_stats(const struct run *run, FILE *f)
 		run->res.sym.kallsyms_tried ? "unreadable ([kernel] frames)" :
 		run->kallsyms_used ? "not needed" : "none ([kernel] frames)");
 	fprintf(f, "modules            %u\n", run->res.mc.nr);
-	fprintf(f, "  %-9s %-8s %-8s %-6s %-6s %-40s %s\n", "status",
-		"samples", "frames", "no-cfi", "no-sym", "build-id", "path");
+	fprintf(f, "  %-10s %-8s %-8s %-6s %-6s %-7s %-7s %-40s %s\n", "status",
+		"samples", "frames", "no-cfi", "no-sym", "cfi", "symbols",
+		"build-id", "path, where found");
 	for (m = run->res.mc.all; m; m = m->next) {
-		char hex[41] = "-";
-		const char *status;
+		struct modinfo mi;
 
 		if (m->status == MODULE_PENDING)
 			continue;   /* mapped but never needed */
-		if (m->build_id_size)
-			module_build_id_hex(m->build_id, m->build_id_size, hex);
-		switch (m->status) {
-		case MODULE_OK: status = "ok"; break;
-		case MODULE_UNVERIFIED: status = "unverified"; break;
-		case MODULE_NOT_FOUND: status = "missing"; break;
-		case MODULE_MISMATCH: status = "mismatch"; break;
-		case MODULE_BAD_ELF: status = "bad-elf"; break;
-		case MODULE_NO_FILE: status = "no-file"; break;
-		default: status = "?"; break;
-		}
-		fprintf(f, "  %-9s %-8llu %-8llu %-6llu %-6llu %-40s %s",
-			status, (unsigned long long)m->samples,
-			(unsigned long long)m->frames,
-			(unsigned long long)m->no_cfi,
-			(unsigned long long)m->no_sym, hex, m->path);
-		if (m->file && strcmp(m->file, m->path))
-			fprintf(f, " (from %s)", m->file);
-		if (m->debug_file)
-			fprintf(f, " (debug %s)", m->debug_file);
+		modinfo_describe(m, &mi);
+		fprintf(f, "  %-10s %-8llu %-8llu %-6llu %-6llu %-7s %-7s %-40s %s",
+			mi.status, (unsigned long long)mi.samples,
+			(unsigned long long)mi.frames,
+			(unsigned long long)mi.no_cfi,
+			(unsigned long long)mi.no_sym,
+			mi.eh_frame && mi.debug_frame ? "eh+dbg" :
+			mi.eh_frame ? "eh" : mi.debug_frame ? "debug" : "-",
+			!mi.symbols ? "-" : mi.dynsym_only ? "dynsym" :
+			mi.dwarf ? "sym+dw" : "sym",
+			mi.build_id[0] ? mi.build_id : "-", mi.path);
+		if (mi.found_in)
+			fprintf(f, " (%s%s%s)", mi.found_in,
+				strcmp(mi.file, mi.path) ? ": " : "",
+				strcmp(mi.file, mi.path) ? mi.file : "");
+		if (mi.why_missing)
+			fprintf(f, " (%s)", mi.why_missing);
+		if (mi.debug_file)
+			fprintf(f, " (debug from %s: %s)", mi.debug_found_in,
+				mi.debug_file);
 		if (m->eh_frame_refused)
 			fprintf(f, " (.eh_frame refused: a register number "
 				   "out of range)");
-		if (m->elf && !m->eh_cfi && !m->debug_cfi && m->cfi_tried)
-			fprintf(f, " (no CFI)");
 		fputc('\n', f);
+	}
+	if (run->lookup.dbgd && dbgd_summary(run->lookup.dbgd)->lookups) {
+		const struct dbgd_summary *ds = dbgd_summary(run->lookup.dbgd);
+
+		fprintf(f, "debuginfod         %u lookups: %u downloaded, %u "
+			   "from the client cache, %u not found, %u failed\n",
+			ds->lookups, ds->downloaded, ds->cached, ds->not_found,
+			ds->failed);
 	}
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cmd/lookup.h"
 #include "common/err.h"
 #include "common/stack.h"
 #include "formats/perfdata.h"
@@ -38,6 +39,7 @@ struct run_opts {
 	unsigned jobs;                   /* -j N, 0: the number of cores */
 	const char *stats_json;          /* --stats-json FILE */
 	double min_coverage;             /* --min-coverage PCT, -1: none */
+	struct lookup_opts lookup;       /* --symfs, --archive, --debuginfod */
 };
 
 #define RUN_OPTS_INIT { .min_coverage = -1 }
@@ -64,6 +66,8 @@ struct run {
 	struct perfdata_reader *rd;
 	struct resolve res;
 	bool res_ready;
+	struct lookup lookup;            /* where modules are looked for */
+	bool lookup_ready;
 	char *kallsyms_used;             /* the kernel symbols file read */
 	struct kallsyms_once kallsyms_once; /* -j > 1: read once for all */
 	bool kallsyms_shared;

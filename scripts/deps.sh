@@ -5,16 +5,18 @@
 #
 #   scripts/deps.sh build   # compiler, make, pkg-config, the -dev libraries
 #   scripts/deps.sh test    # build + perf, clang (fuzzing), python3, node,
-#                           # sqlite3 (test workloads)
+#                           # sqlite3 (test workloads); debuginfod,
+#                           # util-linux (unshare), iproute2 (ip), curl and
+#                           # bzip2 (perf archive) for tests/cli/locate.sh
 #   scripts/deps.sh bench   # test + hotspot (its perfparser, a peer)
 set -u
 what=${1:-build}
 
-pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev libdebuginfod-dev libtraceevent-dev libiberty-dev libdeflate-dev"
+pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev libdebuginfod-dev libarchive-dev libtraceevent-dev libiberty-dev libdeflate-dev"
 case $what in
 build) ;;
-test) pkgs="$pkgs linux-perf clang python3 binutils time nodejs sqlite3" ;;
-bench) pkgs="$pkgs linux-perf clang python3 binutils time nodejs sqlite3 xz-utils hotspot" ;;
+test) pkgs="$pkgs linux-perf clang python3 binutils time nodejs sqlite3 debuginfod util-linux iproute2 curl bzip2" ;;
+bench) pkgs="$pkgs linux-perf clang python3 binutils time nodejs sqlite3 debuginfod util-linux iproute2 curl bzip2 xz-utils hotspot" ;;
 *) echo "deps.sh: unknown set '$what' (build, test or bench)" >&2; exit 64 ;;
 esac
 

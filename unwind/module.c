@@ -2,12 +2,13 @@
  * module.c - find, verify and open the ELF files behind the capture's
  * mappings, once per run.
  *
- * Lookup order for the runtime file: the recorded path (used only when its
- * build-id matches the capture's), then each perf build-id cache
- * (<dir>/.build-id/xx/rest/{elf,vdso}), then for [vdso] this process's own
- * vdso when its build-id matches.  Separate debuginfo: <cache>/.../debug,
- * /usr/lib/debug/.build-id/xx/rest.debug, then .gnu_debuglink targets, each
- * accepted only with the runtime file's build-id.
+ * Lookup order (unwind/locate.h): for the runtime file --symfs, the
+ * recorded path, the perf build-id caches and an extracted perf archive,
+ * the debuginfo directories, for [vdso] this process's own vdso, then what
+ * debuginfod fetched up front; for separate debuginfo the build-id
+ * directories, then .gnu_debuglink targets, then debuginfod.  Every file is
+ * accepted only with the capture's build-id (a file at the recorded path
+ * is used unverified only when the capture has no build-id for it).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +27,8 @@
 #include "common/mem.h"
 #include "unwind/a2l.h"
 #include "unwind/cfi.h"
+#include "unwind/dbgd.h"
+#include "unwind/locate.h"
 #include "unwind/dwimage.h"
 #include "unwind/symtab.h"
 
@@ -65,6 +68,33 @@ void modcache_init(struct modcache *mc, const struct modcache_opts *opts)
 	if (!mc->opts.debug_dir)
 		mc->opts.debug_dir = "/usr/lib/debug";
 	mc->tail = &mc->all;
+}
+
+/* The lookup chain: the caller's, else one built from the options. */
+static const struct locate_opts *mod_locate(struct modcache *mc)
+{
+	struct locate_dir *dirs;
+	unsigned i;
+
+	if (mc->opts.locate)
+		return mc->opts.locate;
+	if (mc->locate_own)
+		return mc->locate_own;
+	mc->locate_own = arena_alloc(&mc->arena, sizeof(*mc->locate_own));
+	dirs = arena_alloc(&mc->arena, sizeof(*dirs) *
+					       (mc->opts.nr_buildid_dirs + 1));
+	if (!mc->locate_own || !dirs)
+		return NULL;
+	memset(mc->locate_own, 0, sizeof(*mc->locate_own));
+	for (i = 0; i < mc->opts.nr_buildid_dirs; i++) {
+		dirs[i].path = mc->opts.buildid_dirs[i];
+		dirs[i].label = "build-id cache";
+	}
+	mc->locate_own->buildid_dirs = dirs;
+	mc->locate_own->nr_buildid_dirs = mc->opts.nr_buildid_dirs;
+	mc->locate_own->debug_dirs = &mc->opts.debug_dir;
+	mc->locate_own->nr_debug_dirs = 1;
+	return mc->locate_own;
 }
 
 static void module_dwimage_free(struct module_dwimage *img)
@@ -413,16 +443,6 @@ static bool mod_accept(struct module *m, const char *path, int fd, Elf *elf,
 	return true;
 }
 
-static void mod_bid_path(char *out, size_t size, const char *dir,
-			 const uint8_t *bid, unsigned n, const char *suffix)
-{
-	char hex[41];
-
-	module_build_id_hex(bid, n, hex);
-	snprintf(out, size, "%s/.build-id/%.2s/%s%s", dir, hex, hex + 2,
-		 suffix);
-}
-
 /* The live vdso of this process, copied, when its build-id matches. */
 static bool mod_try_live_vdso(struct module *m)
 {
@@ -484,28 +504,6 @@ static bool mod_try_file(struct module *m, const char *path,
 	return mod_accept(m, path, fd, elf, found_in, m->build_id_size > 0);
 }
 
-/* perf's cache: <dir>/.build-id/xx/rest is a directory (or a file). */
-static bool mod_try_buildid_dirs(struct modcache *mc, struct module *m,
-				 bool *mismatch)
-{
-	static const char *const names[] = { "/elf", "/vdso", "" };
-	char path[PATH_MAX];
-	unsigned i, k;
-
-	if (!m->build_id_size)
-		return false;
-	for (i = 0; i < mc->opts.nr_buildid_dirs; i++) {
-		for (k = 0; k < ARRAY_SIZE(names); k++) {
-			mod_bid_path(path, sizeof(path),
-				     mc->opts.buildid_dirs[i], m->build_id,
-				     m->build_id_size, names[k]);
-			if (mod_try_file(m, path, "build-id cache", mismatch))
-				return true;
-		}
-	}
-	return false;
-}
-
 static bool mod_is_special(const char *path)
 {
 	if (path[0] == '[')
@@ -516,7 +514,8 @@ static bool mod_is_special(const char *path)
 }
 
 /* Opens a separate debuginfo file whose build-id matches m's. */
-static bool mod_try_debug(struct module *m, const char *path)
+static bool mod_try_debug(struct module *m, const char *path,
+			  const char *found_in)
 {
 	int fd;
 	Elf *elf;
@@ -534,6 +533,7 @@ static bool mod_try_debug(struct module *m, const char *path)
 	}
 	m->debug_fd = fd;
 	m->debug_elf = elf;
+	m->debug_found_in = found_in;
 	return true;
 }
 
@@ -564,40 +564,37 @@ static bool PRINTF_LIKE(3, 4) mod_path(char *out, size_t size,
 
 static void mod_find_debug(struct modcache *mc, struct module *m)
 {
+	const struct locate_opts *loc = mod_locate(mc);
+	struct locate_iter it = { 0 };
 	char path[PATH_MAX], dir[PATH_MAX];
-	const char *link, *slash;
-	unsigned i;
+	const char *link, *slash, *from;
 
-	if (!m->build_id_size)
+	if (!m->build_id_size || !loc)
 		return;
-	for (i = 0; i < mc->opts.nr_buildid_dirs; i++) {
-		mod_bid_path(path, sizeof(path), mc->opts.buildid_dirs[i],
-			     m->build_id, m->build_id_size, "/debug");
-		if (mod_try_debug(m, path))
+	while (locate_next(loc, LOCATE_DEBUG, m->path, m->build_id,
+			   m->build_id_size, &it, path, sizeof(path), &from))
+		if (mod_try_debug(m, path, from))
+			return;
+	link = m->elf ? mod_debuglink(m->elf) : NULL;
+	if (link && m->file && !strchr(link, '/') &&
+	    (slash = strrchr(m->file, '/')) &&
+	    mod_path(dir, sizeof(dir), "%.*s", (int)(slash - m->file),
+		     m->file)) {
+		if (mod_path(path, sizeof(path), "%s/%s", dir, link) &&
+		    mod_try_debug(m, path, ".gnu_debuglink"))
+			return;
+		if (mod_path(path, sizeof(path), "%s/.debug/%s", dir, link) &&
+		    mod_try_debug(m, path, ".gnu_debuglink"))
+			return;
+		if (mod_path(path, sizeof(path), "%s%s/%s", mc->opts.debug_dir,
+			     dir, link) &&
+		    mod_try_debug(m, path, ".gnu_debuglink"))
 			return;
 	}
-	mod_bid_path(path, sizeof(path), mc->opts.debug_dir, m->build_id,
-		     m->build_id_size, ".debug");
-	if (mod_try_debug(m, path))
-		return;
-	link = m->elf ? mod_debuglink(m->elf) : NULL;
-	if (!link || !m->file || strchr(link, '/'))
-		return;
-	slash = strrchr(m->file, '/');
-	if (!slash)
-		return;
-	if (!mod_path(dir, sizeof(dir), "%.*s", (int)(slash - m->file),
-		      m->file))
-		return;
-	if (mod_path(path, sizeof(path), "%s/%s", dir, link) &&
-	    mod_try_debug(m, path))
-		return;
-	if (mod_path(path, sizeof(path), "%s/.debug/%s", dir, link) &&
-	    mod_try_debug(m, path))
-		return;
-	if (mod_path(path, sizeof(path), "%s%s/%s", mc->opts.debug_dir, dir,
-		     link))
-		(void)mod_try_debug(m, path);
+	from = dbgd_result(loc->dbgd, m->build_id, m->build_id_size,
+			   DBGD_DEBUGINFO, NULL);
+	if (from)
+		(void)mod_try_debug(m, from, "debuginfod");
 }
 
 bool module_use_debug_file(struct module *m, const char *path)
@@ -617,11 +614,15 @@ bool module_use_debug_file(struct module *m, const char *path)
 		m->debug_fd = -1;
 		m->debug_file = NULL;
 	}
-	return mod_try_debug(m, path);
+	return mod_try_debug(m, path, "--debug");
 }
 
 bool module_load(struct modcache *mc, struct module *m)
 {
+	const struct locate_opts *loc = mod_locate(mc);
+	struct locate_iter it = { 0 };
+	char path[PATH_MAX];
+	const char *from, *fetched;
 	bool mismatch = false;
 
 	if (m->status != MODULE_PENDING)
@@ -630,17 +631,27 @@ bool module_load(struct modcache *mc, struct module *m)
 		m->status = MODULE_NO_FILE;
 		return false;
 	}
-	if (strcmp(m->path, "[vdso]") &&
-	    mod_try_file(m, m->path, "recorded path", &mismatch))
-		goto found;
-	if (mod_try_buildid_dirs(mc, m, &mismatch))
-		goto found;
+	if (!loc) {
+		m->status = MODULE_NOT_FOUND;
+		return false;
+	}
+	while (locate_next(loc, LOCATE_EXE, m->path, m->build_id,
+			   m->build_id_size, &it, path, sizeof(path), &from))
+		if (mod_try_file(m, path, from, &mismatch))
+			goto found;
 	if (!strcmp(m->path, "[vdso]") && mc->opts.use_live_vdso &&
 	    mod_try_live_vdso(m))
 		goto found;
+	fetched = dbgd_result(loc->dbgd, m->build_id, m->build_id_size,
+			      DBGD_EXECUTABLE, &m->why_missing);
+	if (fetched && mod_try_file(m, fetched, "debuginfod", &mismatch))
+		goto found;
+	if (!loc->dbgd)
+		m->why_missing = NULL;
 	m->status = mismatch ? MODULE_MISMATCH : MODULE_NOT_FOUND;
 	return false;
 found:
+	m->why_missing = NULL;
 	mod_find_debug(mc, m);
 	return true;
 }

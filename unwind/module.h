@@ -22,6 +22,7 @@
 
 struct a2l;
 struct cfi_cache;
+struct locate_opts;
 struct symtab;
 
 /* Why a module has no usable file (or how it was found). */
@@ -67,7 +68,11 @@ struct module {
 	enum module_status status;
 	char *file;               /* the file used, or NULL */
 	const char *found_in;     /* "recorded path", "build-id cache", ... */
+	const char *why_missing;  /* when not found: the last lookup's
+				   * answer ("not found on the debuginfod
+				   * servers", ...), or NULL */
 	char *debug_file;         /* separate debuginfo used, or NULL */
+	const char *debug_found_in; /* like found_in, for debug_file */
 
 	int fd, debug_fd;
 	Elf *elf;                 /* runtime file (NULL when not found) */
@@ -119,11 +124,15 @@ struct modcache_opts {
 	const char *const *buildid_dirs; /* perf build-id caches, in order */
 	unsigned nr_buildid_dirs;
 	const char *debug_dir;    /* "/usr/lib/debug" unless set */
+	const struct locate_opts *locate; /* the whole lookup chain
+				   * (unwind/locate.h), borrowed; NULL: the
+				   * build-id caches above and debug_dir */
 	bool use_live_vdso;       /* the vdso of this process may stand in */
 };
 
 struct modcache {
 	struct modcache_opts opts;
+	struct locate_opts *locate_own; /* built when opts.locate is NULL */
 	struct hashmap by_key;    /* hash of identity -> first module */
 	struct hashmap known;     /* hash of path -> struct modcache_known */
 	struct module *all, **tail;

@@ -37,6 +37,7 @@ int resolve_init(struct resolve *r, const struct resolve_opts *opts,
 	r->arch = regs_arch_get(arch);
 	mopts.buildid_dirs = r->opts.buildid_dirs;
 	mopts.nr_buildid_dirs = r->opts.nr_buildid_dirs;
+	mopts.locate = r->opts.locate;
 	mopts.use_live_vdso = r->opts.use_live_vdso;
 	modcache_init(&r->mc, &mopts);
 	aspace_init(&r->as, &r->mc);

@@ -34,6 +34,8 @@ struct resolve_opts {
 					   * once for several resolvers */
 	const char *const *buildid_dirs;
 	unsigned nr_buildid_dirs;
+	const struct locate_opts *locate; /* the lookup chain, borrowed; NULL:
+				   * buildid_dirs and /usr/lib/debug */
 	bool use_live_vdso;      /* this machine's vdso may stand in */
 	bool no_stitch;          /* leave truncated stacks as they are */
 	struct stitch_opts stitch;

@@ -1,0 +1,396 @@
+/*
+ * perfarchive.c - extract a `perf archive` tarball with libarchive into a
+ * private directory, without ever writing outside it.
+ *
+ * Names are normalised ("./" and empty components dropped) and refused
+ * when absolute or holding "..".  Directories and files are created one
+ * component at a time with openat(O_NOFOLLOW), and symbolic links are
+ * only created after every file, so no write can pass through a link.  A
+ * link's target must be relative, made of leading ".." components (no
+ * more than the link's own depth) followed by plain names: by induction
+ * every link then resolves inside the directory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "unwind/perfarchive.h"
+
+#include "common/mem.h"
+#include "unwind/locate.h"
+
+struct perfarchive {
+	char *dir;
+};
+
+struct perfarchive_link {
+	char *name;               /* normalised */
+	char *target;
+};
+
+#define PERFARCHIVE_NAME_MAX 4096
+
+/*
+ * Normalises an entry name into out.  Returns the number of components
+ * (0 for the root itself), or -1 when it is absolute, holds "..", or is
+ * too long.
+ */
+static int perfarchive_norm(const char *name, char *out)
+{
+	size_t len = 0;
+	int depth = 0;
+	const char *p = name, *e;
+
+	if (name[0] == '/')
+		return -1;
+	while (*p) {
+		size_t n;
+
+		e = strchrnul(p, '/');
+		n = (size_t)(e - p);
+		if (n == 2 && !memcmp(p, "..", 2))
+			return -1;
+		if (n && !(n == 1 && p[0] == '.')) {
+			if (len + n + 2 > PERFARCHIVE_NAME_MAX)
+				return -1;
+			if (len)
+				out[len++] = '/';
+			memcpy(out + len, p, n);
+			len += n;
+			depth++;
+		}
+		p = *e ? e + 1 : e;
+	}
+	out[len] = '\0';
+	return depth;
+}
+
+/*
+ * Opens the directory holding the normalised name (creating missing
+ * directories when create), never through a symbolic link; *base points
+ * at the last component.  Returns a descriptor or -1 (errno set).
+ */
+static int perfarchive_parent(int root, const char *name, bool create,
+			      const char **base)
+{
+	char comp[PERFARCHIVE_NAME_MAX];
+	const char *p = name, *slash;
+	int fd = dup(root);
+
+	while (fd >= 0 && (slash = strchr(p, '/'))) {
+		int next;
+
+		memcpy(comp, p, (size_t)(slash - p));
+		comp[slash - p] = '\0';
+		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+						O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && create &&
+		    mkdirat(fd, comp, 0755) == 0)
+			next = openat(fd, comp, O_RDONLY | O_DIRECTORY |
+							O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = next;
+		p = slash + 1;
+	}
+	*base = p;
+	return fd;
+}
+
+/* Whether a link at depth components may point at target (see top). */
+static bool perfarchive_link_ok(const char *target, int depth)
+{
+	const char *p = target, *e;
+	int up = 0;
+	bool names = false;
+
+	if (!*target || target[0] == '/')
+		return false;
+	while (*p) {
+		size_t n;
+
+		e = strchrnul(p, '/');
+		n = (size_t)(e - p);
+		if (n == 2 && !memcmp(p, "..", 2)) {
+			if (names)
+				return false;
+			up++;
+		} else if (n && !(n == 1 && p[0] == '.')) {
+			names = true;
+		} else if (n == 1 && names) {
+			return false;   /* "a/./b": keep it simple */
+		}
+		p = *e ? e + 1 : e;
+	}
+	return up <= depth - 1;
+}
+
+static int perfarchive_file(struct archive *ar, int root, const char *name,
+			    mode_t mode, struct err *err)
+{
+	const char *base;
+	const void *buf;
+	size_t size;
+	la_int64_t off;
+	int parent, fd, rc;
+
+	parent = perfarchive_parent(root, name, true, &base);
+	if (parent < 0)
+		return err_sys(err, errno, "entry '%s'", name);
+	fd = openat(parent, base, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+					  O_CLOEXEC,
+		    (mode & 0111) ? 0755 : 0644);
+	close(parent);
+	if (fd < 0)
+		return err_sys(err, errno, "entry '%s'", name);
+	while ((rc = archive_read_data_block(ar, &buf, &size, &off)) ==
+	       ARCHIVE_OK) {
+		const char *p = buf;
+
+		while (size) {
+			ssize_t n = pwrite(fd, p, size, (off_t)off);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				close(fd);
+				return err_sys(err, n < 0 ? errno : ENOSPC,
+					       "entry '%s'", name);
+			}
+			p += n;
+			off += n;
+			size -= (size_t)n;
+		}
+	}
+	if (close(fd) < 0)
+		return err_sys(err, errno, "entry '%s'", name);
+	if (rc != ARCHIVE_EOF)
+		return err_set(err, ERR_CORRUPT, ERR_NO_OFF, "entry '%s': %s",
+			       name, archive_error_string(ar));
+	return 0;
+}
+
+static int perfarchive_dir_entry(int root, const char *name, struct err *err)
+{
+	const char *base;
+	struct stat st;
+	int parent = perfarchive_parent(root, name, true, &base);
+
+	if (parent < 0)
+		return err_sys(err, errno, "entry '%s'", name);
+	if (mkdirat(parent, base, 0755) < 0 &&
+	    (errno != EEXIST ||
+	     fstatat(parent, base, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	     !S_ISDIR(st.st_mode))) {
+		int e = errno == EEXIST ? ENOTDIR : errno;
+
+		close(parent);
+		return err_sys(err, e, "entry '%s'", name);
+	}
+	close(parent);
+	return 0;
+}
+
+static int perfarchive_hardlink(int root, const char *name,
+				const char *target, struct err *err)
+{
+	char tnorm[PERFARCHIVE_NAME_MAX];
+	const char *base, *tbase;
+	int parent, tparent, rc;
+
+	if (perfarchive_norm(target, tnorm) <= 0)
+		return err_set(err, ERR_CORRUPT, ERR_NO_OFF,
+			       "entry '%s': hard link to '%s' reaches outside "
+			       "the archive", name, target);
+	tparent = perfarchive_parent(root, tnorm, false, &tbase);
+	if (tparent < 0)
+		return err_sys(err, errno, "entry '%s'", name);
+	parent = perfarchive_parent(root, name, true, &base);
+	if (parent < 0) {
+		close(tparent);
+		return err_sys(err, errno, "entry '%s'", name);
+	}
+	rc = linkat(tparent, tbase, parent, base, 0);
+	close(tparent);
+	close(parent);
+	return rc < 0 ? err_sys(err, errno, "entry '%s'", name) : 0;
+}
+
+static int perfarchive_symlinks(int root, struct perfarchive_link *links,
+				size_t nr, struct err *err)
+{
+	const char *base;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		int parent = perfarchive_parent(root, links[i].name, true,
+						&base);
+
+		if (parent < 0)
+			return err_sys(err, errno, "entry '%s'", links[i].name);
+		if (symlinkat(links[i].target, parent, base) < 0) {
+			int e = errno;
+
+			close(parent);
+			return err_sys(err, e, "entry '%s'", links[i].name);
+		}
+		close(parent);
+	}
+	return 0;
+}
+
+static int perfarchive_extract(struct archive *ar, int root,
+			       struct perfarchive_link **links, size_t *nr,
+			       size_t *alloc, struct err *err)
+{
+	char norm[PERFARCHIVE_NAME_MAX];
+	struct archive_entry *e;
+	size_t entries = 0;
+	int rc, depth;
+
+	while ((rc = archive_read_next_header(ar, &e)) != ARCHIVE_EOF) {
+		const char *name, *hard;
+
+		if (rc < ARCHIVE_WARN)
+			return err_set(err, ERR_CORRUPT, ERR_NO_OFF,
+				       "not a readable archive: %s",
+				       archive_error_string(ar));
+		name = archive_entry_pathname(e);
+		if (!name)
+			return err_set(err, ERR_CORRUPT, ERR_NO_OFF,
+				       "an entry without a name");
+		depth = perfarchive_norm(name, norm);
+		if (depth < 0)
+			return err_set(err, ERR_CORRUPT, ERR_NO_OFF,
+				       "entry '%s' reaches outside the archive",
+				       name);
+		entries++;
+		if (depth == 0)
+			continue;   /* "./" itself */
+		hard = archive_entry_hardlink(e);
+		if (hard) {
+			if (perfarchive_hardlink(root, norm, hard, err) < 0)
+				return -1;
+			continue;
+		}
+		switch (archive_entry_filetype(e)) {
+		case AE_IFDIR:
+			if (perfarchive_dir_entry(root, norm, err) < 0)
+				return -1;
+			break;
+		case AE_IFREG:
+			if (perfarchive_file(ar, root, norm,
+					     archive_entry_perm(e), err) < 0)
+				return -1;
+			break;
+		case AE_IFLNK: {
+			const char *t = archive_entry_symlink(e);
+			struct perfarchive_link *l;
+
+			if (!t || !perfarchive_link_ok(t, depth))
+				return err_set(err, ERR_CORRUPT, ERR_NO_OFF,
+					       "entry '%s': link to '%s' "
+					       "reaches outside the archive",
+					       name, t ? t : "");
+			if (mem_grow(links, alloc, sizeof(**links), *nr + 1) < 0)
+				return err_set(err, ERR_NOMEM, ERR_NO_OFF,
+					       "archive links");
+			l = &(*links)[*nr];
+			l->name = mem_strdup(norm);
+			l->target = mem_strdup(t);
+			(*nr)++;
+			if (!l->name || !l->target)
+				return err_set(err, ERR_NOMEM, ERR_NO_OFF,
+					       "archive links");
+			break;
+		}
+		default:
+			return err_set(err, ERR_UNSUPPORTED, ERR_NO_OFF,
+				       "entry '%s' is neither a file, a "
+				       "directory nor a symbolic link", name);
+		}
+	}
+	if (!entries)
+		return err_set(err, ERR_FORMAT, ERR_NO_OFF,
+			       "an empty archive");
+	return perfarchive_symlinks(root, *links, *nr, err);
+}
+
+struct perfarchive *perfarchive_open(const char *path, struct err *err)
+{
+	struct perfarchive_link *links = NULL;
+	size_t nr_links = 0, alloc_links = 0, i;
+	struct perfarchive *a = mem_zalloc(1, sizeof(*a));
+	struct archive *ar = archive_read_new();
+	const char *tmp = getenv("TMPDIR");
+	char dir[4096];
+	int root = -1, rc = -1;
+
+	if (!a || !ar) {
+		err_set(err, ERR_NOMEM, ERR_NO_OFF, "archive");
+		goto out;
+	}
+	snprintf(dir, sizeof(dir), "%s/restack-archive.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		err_sys(err, errno, "temporary directory %s", dir);
+		goto out;
+	}
+	a->dir = mem_strdup(dir);
+	if (!a->dir) {
+		locate_remove_tree(dir);
+		err_set(err, ERR_NOMEM, ERR_NO_OFF, "archive");
+		goto out;
+	}
+	root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0) {
+		err_sys(err, errno, "temporary directory %s", dir);
+		goto out;
+	}
+	archive_read_support_filter_all(ar);
+	archive_read_support_format_all(ar);
+	if (archive_read_open_filename(ar, path, 1 << 16) != ARCHIVE_OK) {
+		err_set(err, archive_errno(ar) == ENOENT ? ERR_IO : ERR_FORMAT,
+			ERR_NO_OFF, "cannot read the archive: %s",
+			archive_error_string(ar));
+		goto out;
+	}
+	rc = perfarchive_extract(ar, root, &links, &nr_links, &alloc_links,
+				 err);
+out:
+	if (root >= 0)
+		close(root);
+	if (ar)
+		archive_read_free(ar);
+	for (i = 0; i < nr_links; i++) {
+		free(links[i].name);
+		free(links[i].target);
+	}
+	free(links);
+	if (rc < 0) {
+		perfarchive_close(a);
+		return NULL;
+	}
+	return a;
+}
+
+const char *perfarchive_dir(const struct perfarchive *a)
+{
+	return a->dir;
+}
+
+void perfarchive_close(struct perfarchive *a)
+{
+	if (!a)
+		return;
+	locate_remove_tree(a->dir);
+	free(a->dir);
+	free(a);
+}
