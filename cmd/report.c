@@ -10,8 +10,8 @@
 #include "cmd/report.h"
 
 #include "cmd/cmd.h"
+#include "unwind/modinfo.h"
 #include "unwind/module.h"
-#include "unwind/symtab.h"
 
 void report_init(struct report *r, double min_coverage, unsigned jobs)
 {
@@ -113,28 +113,36 @@ static void report_close(struct strbuf *sb, char c)
 	strbuf_addch(sb, c);
 }
 
+static void report_bool(struct strbuf *sb, const char *key, bool v)
+{
+	report_key(sb, key);
+	strbuf_addstr(sb, v ? "true," : "false,");
+}
+
 static void report_module(struct strbuf *sb, const struct module *m)
 {
-	char hex[41];
+	struct modinfo mi;
 
+	modinfo_describe(m, &mi);
 	strbuf_addch(sb, '{');
-	report_str_or_null(sb, "path", m->path);
-	if (m->build_id_size)
-		module_build_id_hex(m->build_id, m->build_id_size, hex);
-	report_str_or_null(sb, "build_id", m->build_id_size ? hex : NULL);
-	report_str_or_null(sb, "status", module_status_name(m->status));
-	report_str_or_null(sb, "found_in", m->found_in);
-	report_str_or_null(sb, "file", m->file);
-	report_str_or_null(sb, "debug_file", m->debug_file);
-	report_key(sb, "cfi");
-	strbuf_addstr(sb, m->eh_cfi || m->debug_cfi ? "true," : "false,");
-	report_key(sb, "symbols");
-	strbuf_addstr(sb, m->symtab && symtab_count(m->symtab) ? "true," :
-								 "false,");
-	report_u64(sb, "samples", m->samples);
-	report_u64(sb, "frames", m->frames);
-	report_u64(sb, "no_cfi", m->no_cfi);
-	report_u64(sb, "no_sym", m->no_sym);
+	report_str_or_null(sb, "path", mi.path);
+	report_str_or_null(sb, "build_id", mi.build_id[0] ? mi.build_id : NULL);
+	report_str_or_null(sb, "status", mi.status);
+	report_str_or_null(sb, "file", mi.file);
+	report_str_or_null(sb, "found_in", mi.found_in);
+	report_str_or_null(sb, "why_missing", mi.why_missing);
+	report_str_or_null(sb, "debug_file", mi.debug_file);
+	report_str_or_null(sb, "debug_found_in", mi.debug_found_in);
+	report_bool(sb, "cfi", mi.eh_frame || mi.debug_frame);
+	report_bool(sb, "eh_frame", mi.eh_frame);
+	report_bool(sb, "debug_frame", mi.debug_frame);
+	report_bool(sb, "symbols", mi.symbols);
+	report_bool(sb, "dynsym_only", mi.dynsym_only);
+	report_bool(sb, "dwarf", mi.dwarf);
+	report_u64(sb, "samples", mi.samples);
+	report_u64(sb, "frames", mi.frames);
+	report_u64(sb, "no_cfi", mi.no_cfi);
+	report_u64(sb, "no_sym", mi.no_sym);
 	report_close(sb, '}');
 	strbuf_addch(sb, ',');
 }
