@@ -12,14 +12,17 @@
 #include "cmd/run.h"
 #include "common/strbuf.h"
 #include "formats/folded.h"
+#include "formats/pprof.h"
 #include "formats/script.h"
 
 static const char *const convert_usage[] = {
 	"usage: restack convert [options] <input> -o <output>",
 	"",
 	"  -o, --output FILE       write here ('-' = standard output)",
-	"      --to FORMAT         folded or script (default: from the",
-	"                          output's name: .folded, .txt, .script)",
+	"      --to FORMAT         folded, script, pprof, speedscope or svg",
+	"                          (default: from the output's name: .folded,",
+	"                          .txt, .script, .pb.gz, .speedscope.json,",
+	"                          .svg)",
 	"      --pid               first frame 'comm-pid' (folded)",
 	"      --tid               first frame 'comm-pid/tid' (folded)",
 	"      --weight W          samples (default) or period",
@@ -50,6 +53,18 @@ static void convert_help(FILE *f)
 enum convert_format {
 	FMT_FOLDED,
 	FMT_SCRIPT,
+	FMT_PPROF,
+};
+
+/* --to names and output name endings, first match wins. */
+static const struct {
+	const char *name;
+	enum convert_format fmt;
+	const char *ends[4];
+} convert_formats[] = {
+	{ "folded", FMT_FOLDED, { ".folded", ".txt", ".collapsed", ".stacks" } },
+	{ "script", FMT_SCRIPT, { ".script" } },
+	{ "pprof", FMT_PPROF, { ".pb.gz", ".pprof" } },
 };
 
 /* Where the profile goes: a temporary file renamed on success, or stdout. */
@@ -59,6 +74,7 @@ struct convert_out {
 	char tmp[PATH_MAX];
 	int fd;
 	struct folded *fo;
+	struct pprof *pp;
 	struct strbuf sb;
 };
 
@@ -92,6 +108,8 @@ static int convert_add(void *ctx, const struct rsample *s)
 
 	if (o->fmt == FMT_FOLDED)
 		return folded_add(o->fo, s);
+	if (o->fmt == FMT_PPROF)
+		return pprof_add(o->pp, s);
 	script_format_sample(s, &o->sb);
 	if (o->sb.len >= 65536 && convert_flush(o) < 0)
 		return -1;
@@ -122,7 +140,9 @@ static int convert_close(struct convert_out *o, bool ok)
 {
 	struct err err;
 
-	if (ok && o->fmt == FMT_FOLDED && folded_write(o->fo, o->fd, &err) < 0) {
+	if (ok && ((o->fmt == FMT_FOLDED &&
+		    folded_write(o->fo, o->fd, &err) < 0) ||
+		   (o->fmt == FMT_PPROF && pprof_write(o->pp, o->fd, &err) < 0))) {
 		cmd_report_err(o->path, &err);
 		ok = false;
 	}
@@ -150,27 +170,30 @@ static int convert_close(struct convert_out *o, bool ok)
 static int convert_pick_format(const char *to, const char *out,
 			       enum convert_format *fmt)
 {
-	const char *dot = strrchr(out, '.');
+	size_t len = strlen(out), i, j;
 
-	if (to) {
-		if (!strcmp(to, "folded"))
-			*fmt = FMT_FOLDED;
-		else if (!strcmp(to, "script"))
-			*fmt = FMT_SCRIPT;
-		else
-			return -1;
-		return 0;
-	}
 	*fmt = FMT_FOLDED;
-	if (!strcmp(out, "-") || !dot || !strcmp(dot, ".folded") ||
-	    !strcmp(dot, ".txt") || !strcmp(dot, ".collapsed") ||
-	    !strcmp(dot, ".stacks"))
+	if (!to && (!strcmp(out, "-") || !strchr(out, '.')))
 		return 0;
-	if (!strcmp(dot, ".script")) {
-		*fmt = FMT_SCRIPT;
-		return 0;
+	for (i = 0; i < ARRAY_SIZE(convert_formats); i++) {
+		if (to) {
+			if (!strcmp(to, convert_formats[i].name))
+				break;
+			continue;
+		}
+		for (j = 0; j < ARRAY_SIZE(convert_formats[i].ends); j++) {
+			const char *e = convert_formats[i].ends[j];
+
+			if (e && len > strlen(e) &&
+			    !strcmp(out + len - strlen(e), e))
+				goto found;
+		}
 	}
-	return -1;
+found:
+	if (i == ARRAY_SIZE(convert_formats))
+		return -1;
+	*fmt = convert_formats[i].fmt;
+	return 0;
 }
 
 int cmd_convert(int argc, char **argv)
@@ -257,13 +280,14 @@ int cmd_convert(int argc, char **argv)
 				       "convert: no output (-o FILE or -o -)");
 	if (convert_pick_format(to, out, &co.fmt) < 0)
 		return cmd_usage_error(convert_usage,
-			"convert: unsupported output format '%s' (folded or "
-			"script)", to ? to : out);
+			"convert: unsupported output format '%s' (folded, "
+			"script, pprof, speedscope or svg)", to ? to : out);
 	in = argv[optind];
 	co.path = out;
 	strbuf_init(&co.sb);
 	co.fo = folded_new(&fopts);
-	if (!co.fo) {
+	co.pp = pprof_new(&(struct pprof_opts){ .period = fopts.period });
+	if (!co.fo || !co.pp) {
 		cmd_error("out of memory");
 		return EXIT_BAD;
 	}
@@ -279,6 +303,7 @@ int cmd_convert(int argc, char **argv)
 		rc = convert_close(&co, rc == 0);
 	}
 	folded_free(co.fo);
+	pprof_free(co.pp);
 	strbuf_release(&co.sb);
 	return rc < 0 ? EXIT_BAD : EXIT_OK;
 }

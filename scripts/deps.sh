@@ -9,7 +9,7 @@
 set -u
 what=${1:-build}
 
-pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev libdebuginfod-dev libtraceevent-dev libiberty-dev"
+pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev zlib1g-dev libdebuginfod-dev libtraceevent-dev libiberty-dev"
 case $what in
 build) ;;
 test) pkgs="$pkgs linux-perf clang python3 binutils time nodejs sqlite3" ;;
