@@ -14,6 +14,8 @@
 #include "formats/folded.h"
 #include "formats/pprof.h"
 #include "formats/script.h"
+#include "formats/speedscope.h"
+#include "formats/svg.h"
 
 static const char *const convert_usage[] = {
 	"usage: restack convert [options] <input> -o <output>",
@@ -30,6 +32,8 @@ static const char *const convert_usage[] = {
 	"                          _[j] JIT code; else how the frame was",
 	"                          found: _[fp] frame pointer, _[s] stitched,",
 	"                          _[scan] stack scan, _[stub] PLT rule",
+	"      --title TEXT        flame graph heading (svg; default",
+	"                          'Flame Graph')",
 	"      --stats             print the unwinding summary to stderr",
 	NULL,
 };
@@ -41,6 +45,7 @@ enum {
 	OPT_WEIGHT,
 	OPT_ANNOTATE,
 	OPT_STATS,
+	OPT_TITLE,
 };
 
 static void convert_help(FILE *f)
@@ -54,6 +59,8 @@ enum convert_format {
 	FMT_FOLDED,
 	FMT_SCRIPT,
 	FMT_PPROF,
+	FMT_SVG,
+	FMT_SPEEDSCOPE,
 };
 
 /* --to names and output name endings, first match wins. */
@@ -65,6 +72,8 @@ static const struct {
 	{ "folded", FMT_FOLDED, { ".folded", ".txt", ".collapsed", ".stacks" } },
 	{ "script", FMT_SCRIPT, { ".script" } },
 	{ "pprof", FMT_PPROF, { ".pb.gz", ".pprof" } },
+	{ "svg", FMT_SVG, { ".svg" } },
+	{ "speedscope", FMT_SPEEDSCOPE, { ".speedscope.json" } },
 };
 
 /* Where the profile goes: a temporary file renamed on success, or stdout. */
@@ -75,6 +84,8 @@ struct convert_out {
 	int fd;
 	struct folded *fo;
 	struct pprof *pp;
+	struct svg *svg;
+	struct speedscope *ss;
 	struct strbuf sb;
 };
 
@@ -110,6 +121,10 @@ static int convert_add(void *ctx, const struct rsample *s)
 		return folded_add(o->fo, s);
 	if (o->fmt == FMT_PPROF)
 		return pprof_add(o->pp, s);
+	if (o->fmt == FMT_SVG)
+		return svg_add(o->svg, s);
+	if (o->fmt == FMT_SPEEDSCOPE)
+		return speedscope_add(o->ss, s);
 	script_format_sample(s, &o->sb);
 	if (o->sb.len >= 65536 && convert_flush(o) < 0)
 		return -1;
@@ -142,7 +157,10 @@ static int convert_close(struct convert_out *o, bool ok)
 
 	if (ok && ((o->fmt == FMT_FOLDED &&
 		    folded_write(o->fo, o->fd, &err) < 0) ||
-		   (o->fmt == FMT_PPROF && pprof_write(o->pp, o->fd, &err) < 0))) {
+		   (o->fmt == FMT_PPROF && pprof_write(o->pp, o->fd, &err) < 0) ||
+		   (o->fmt == FMT_SVG && svg_write(o->svg, o->fd, &err) < 0) ||
+		   (o->fmt == FMT_SPEEDSCOPE &&
+		    speedscope_write(o->ss, o->fd, &err) < 0))) {
 		cmd_report_err(o->path, &err);
 		ok = false;
 	}
@@ -164,6 +182,14 @@ static int convert_close(struct convert_out *o, bool ok)
 	}
 	o->fd = -1;
 	return ok ? 0 : -1;
+}
+
+/* The last part of a path ("-" for standard input). */
+static const char *convert_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
 }
 
 /* The format named by --to, or else by the output's extension. */
@@ -207,11 +233,12 @@ int cmd_convert(int argc, char **argv)
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
 		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	struct run_opts ro = { 0 };
 	struct folded_opts fopts = { 0 };
-	const char *out = NULL, *to = NULL, *in;
+	const char *out = NULL, *to = NULL, *title = NULL, *in;
 	struct convert_out co = { .fd = -1 };
 	bool stats = false;
 	struct run run;
@@ -253,6 +280,9 @@ int cmd_convert(int argc, char **argv)
 		case OPT_STATS:
 			stats = true;
 			break;
+		case OPT_TITLE:
+			title = optarg;
+			break;
 		case 'h':
 			convert_help(stdout);
 			return EXIT_OK;
@@ -287,15 +317,21 @@ int cmd_convert(int argc, char **argv)
 	strbuf_init(&co.sb);
 	co.fo = folded_new(&fopts);
 	co.pp = pprof_new(&(struct pprof_opts){ .period = fopts.period });
-	if (!co.fo || !co.pp) {
+	co.svg = svg_new(&(struct svg_opts){ .period = fopts.period,
+					     .title = title });
+	co.ss = speedscope_new(&(struct speedscope_opts){
+		.period = fopts.period, .name = title ? title : convert_basename(in) });
+	if (!co.fo || !co.pp || !co.svg || !co.ss) {
 		cmd_error("out of memory");
 		return EXIT_BAD;
 	}
 	rc = convert_open(&co);
 	if (rc == 0) {
-		/* Script output keeps time order; folded stacks are summed. */
+		/* Script and speedscope output keep time order; the other
+		 * formats sum stacks. */
 		rc = run_capture(&run, &ro, in,
-				 co.fmt == FMT_SCRIPT ? RUN_ORDERED : 0,
+				 co.fmt == FMT_SCRIPT || co.fmt == FMT_SPEEDSCOPE ?
+				 RUN_ORDERED : 0,
 				 convert_add, &co);
 		if (rc == 0 && stats && !ro.quiet)
 			run_print_stats(&run, stderr);
@@ -304,6 +340,8 @@ int cmd_convert(int argc, char **argv)
 	}
 	folded_free(co.fo);
 	pprof_free(co.pp);
+	svg_free(co.svg);
+	speedscope_free(co.ss);
 	strbuf_release(&co.sb);
 	return rc < 0 ? EXIT_BAD : EXIT_OK;
 }
