@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "common/strbuf.h"
 #include "formats/perfdata.h"
+#include "formats/tracepoint.h"
 
 static const char *const dump_usage[] = {
 	"usage: restack dump [options] <input>",
@@ -16,11 +17,45 @@ static const char *const dump_usage[] = {
 	"  -h, --help         show this help and exit",
 	"",
 	"Prints one line per record: OFFSET TIME TYPE field=value ...",
-	"(see README.md, 'restack dump').  <input> may be '-' for stdin.",
+	"(see README.md, 'restack dump'); tracepoint samples end with their",
+	"fields decoded from the capture's tracing data (tp=SYSTEM:NAME",
+	"FIELD=VALUE ... trace=\"TEXT\", TEXT as perf script prints it).",
+	"<input> may be '-' for stdin.",
 	NULL,
 };
 
 #define DUMP_FLUSH_BYTES (1u << 16)
+
+#define DUMP_TYPE_TRACEPOINT 2   /* perf_event_attr.type */
+
+/*
+ * Appends a tracepoint sample's decoded fields.  The tracing data is
+ * parsed on the first such sample (in pipe mode it arrives as a record);
+ * when it is missing or unusable, a warning is printed once and the
+ * samples keep their raw size only.
+ */
+static void dump_tracepoint(struct perfdata_reader *r, const char *path,
+			    struct tracepoint **tp, bool *tried,
+			    const struct event *ev, struct strbuf *sb)
+{
+	const struct perfdata_info *info = perfdata_info(r);
+	struct err err;
+
+	if (ev->type != EVENT_SAMPLE || !ev->attr ||
+	    ev->attr->type != DUMP_TYPE_TRACEPOINT || !ev->sample.raw)
+		return;
+	if (!*tp && !*tried && info->tracing_data) {
+		*tried = true;
+		*tp = tracepoint_new(info->tracing_data,
+				     info->tracing_data_size, &err);
+		if (!*tp)
+			cmd_error("warning: %s: tracing data: %s", path,
+				  err.msg);
+	}
+	if (*tp)
+		tracepoint_format(*tp, ev->attr->config, ev->sample.raw,
+				  ev->sample.raw_size, ev->cpu, sb);
+}
 
 int cmd_dump(int argc, char **argv)
 {
@@ -31,6 +66,8 @@ int cmd_dump(int argc, char **argv)
 	};
 	struct perfdata_opts popts = { 0 };
 	struct perfdata_reader *r;
+	struct tracepoint *tp = NULL;
+	bool tp_tried = false;
 	struct strbuf sb = STRBUF_INIT;
 	struct err err;
 	struct event ev;
@@ -62,6 +99,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	while ((rc = perfdata_next(r, &ev)) > 0) {
 		perfdata_format_event(r, &ev, &sb);
+		dump_tracepoint(r, path, &tp, &tp_tried, &ev, &sb);
 		strbuf_addch(&sb, '\n');
 		if (sb.len >= DUMP_FLUSH_BYTES) {
 			if (sb.oom || cmd_write_stdout(sb.buf, sb.len) < 0) {
@@ -82,6 +120,7 @@ int cmd_dump(int argc, char **argv)
 	if (sb.oom || (sb.len && cmd_write_stdout(sb.buf, sb.len) < 0))
 		status = EXIT_BAD;
 out:
+	tracepoint_free(tp);
 	strbuf_release(&sb);
 	perfdata_close(r);
 	return status;
