@@ -33,7 +33,7 @@ static const char *const convert_usage[] = {
 	"                          found: _[fp] frame pointer, _[s] stitched,",
 	"                          _[scan] stack scan, _[stub] PLT rule",
 	"      --title TEXT        flame graph heading (svg; default",
-	"                          'Flame Graph')",
+	"                          'Flame Graph'), profile name (speedscope)",
 	"      --stats             print the unwinding summary to stderr",
 	NULL,
 };

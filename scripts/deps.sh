@@ -5,14 +5,20 @@
 #
 #   scripts/deps.sh build   # compiler, make, pkg-config, the -dev libraries
 #   scripts/deps.sh test    # build + perf, clang (fuzzing), python3, node,
-#                           # sqlite3 (test workloads)
+#                           # sqlite3 (test workloads), chromium and npm
+#                           # (checking pprof, speedscope and SVG output)
 set -u
 what=${1:-build}
 
 pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev zlib1g-dev libdebuginfod-dev libtraceevent-dev libiberty-dev"
 case $what in
 build) ;;
-test) pkgs="$pkgs linux-perf clang python3 binutils time nodejs sqlite3" ;;
+test)
+	pkgs="$pkgs linux-perf clang python3 binutils time nodejs sqlite3 chromium"
+	# npm installs the output checkers (pprof-format, speedscope); some
+	# nodejs builds bundle it, and Debian's npm package conflicts there.
+	command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
+	;;
 *) echo "deps.sh: unknown set '$what' (build or test)" >&2; exit 64 ;;
 esac
 
