@@ -363,15 +363,12 @@ int pprof_add(struct pprof *p, const struct rsample *s)
 
 /* --- numbering: sort everything, give out ids 1, 2, ... ------------- */
 
-/* qsort has no context argument: the names table of the sort running. */
-static const struct strtab *pp_sort_names;
-
-static int pp_strcmp(uint32_t a, uint32_t b)
+/* Comparisons get the names table as qsort_r's context. */
+static int pp_strcmp(const struct strtab *names, uint32_t a, uint32_t b)
 {
 	if (a == b)
 		return 0;
-	return strcmp(strtab_str(pp_sort_names, a),
-		      strtab_str(pp_sort_names, b));
+	return strcmp(strtab_str(names, a), strtab_str(names, b));
 }
 
 static int pp_u64cmp(uint64_t a, uint64_t b)
@@ -379,22 +376,22 @@ static int pp_u64cmp(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
-static int pp_map_cmp(const void *a, const void *b)
+static int pp_map_cmp(const void *a, const void *b, void *names)
 {
 	const struct pp_map *x = *(void *const *)a, *y = *(void *const *)b;
 
-	return pp_strcmp(x->path, y->path);
+	return pp_strcmp(names, x->path, y->path);
 }
 
-static int pp_func_cmp(const void *a, const void *b)
+static int pp_func_cmp(const void *a, const void *b, void *names)
 {
 	const struct pp_func *x = *(void *const *)a, *y = *(void *const *)b;
-	int c = pp_strcmp(x->name, y->name);
+	int c = pp_strcmp(names, x->name, y->name);
 
-	return c ? c : pp_strcmp(x->file, y->file);
+	return c ? c : pp_strcmp(names, x->file, y->file);
 }
 
-static int pp_loc_cmp(const void *a, const void *b)
+static int pp_loc_cmp(const void *a, const void *b, void *names)
 {
 	const struct pp_loc *x = *(void *const *)a, *y = *(void *const *)b;
 
@@ -403,14 +400,14 @@ static int pp_loc_cmp(const void *a, const void *b)
 	if (!x->map || !y->map) {
 		if (x->map || y->map)
 			return x->map ? 1 : -1;
-		return pp_strcmp(x->name, y->name);
+		return pp_strcmp(names, x->name, y->name);
 	}
 	if (x->map != y->map)
 		return pp_u64cmp(x->map->id, y->map->id);
 	return pp_u64cmp(x->addr, y->addr);
 }
 
-static int pp_sample_cmp(const void *a, const void *b)
+static int pp_sample_cmp(const void *a, const void *b, void *names)
 {
 	const struct pp_sample *x = *(void *const *)a, *y = *(void *const *)b;
 	uint32_t i, n = MIN(x->nr, y->nr);
@@ -428,25 +425,31 @@ static int pp_sample_cmp(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
-	return pp_strcmp(x->comm, y->comm);
+	return pp_strcmp(names, x->comm, y->comm);
+}
+
+/* Sorts v (never handing qsort_r a NULL array). */
+static void pp_sort(struct pprof *p, struct pp_vec *v,
+		    int (*cmp)(const void *, const void *, void *))
+{
+	if (v->nr > 1)
+		qsort_r(v->v, v->nr, sizeof(void *), cmp, &p->names);
 }
 
 static void pp_number(struct pprof *p)
 {
 	size_t i;
 
-	pp_sort_names = &p->names;
-	qsort(p->map_v.v, p->map_v.nr, sizeof(void *), pp_map_cmp);
+	pp_sort(p, &p->map_v, pp_map_cmp);
 	for (i = 0; i < p->map_v.nr; i++)
 		((struct pp_map *)p->map_v.v[i])->id = i + 1;
-	qsort(p->func_v.v, p->func_v.nr, sizeof(void *), pp_func_cmp);
+	pp_sort(p, &p->func_v, pp_func_cmp);
 	for (i = 0; i < p->func_v.nr; i++)
 		((struct pp_func *)p->func_v.v[i])->id = i + 1;
-	qsort(p->loc_v.v, p->loc_v.nr, sizeof(void *), pp_loc_cmp);
+	pp_sort(p, &p->loc_v, pp_loc_cmp);
 	for (i = 0; i < p->loc_v.nr; i++)
 		((struct pp_loc *)p->loc_v.v[i])->id = i + 1;
-	qsort(p->sample_v.v, p->sample_v.nr, sizeof(void *), pp_sample_cmp);
-	pp_sort_names = NULL;
+	pp_sort(p, &p->sample_v, pp_sample_cmp);
 }
 
 /* --- encoding ------------------------------------------------------- */

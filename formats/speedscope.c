@@ -130,7 +130,7 @@ static int64_t ss_stack(struct speedscope *ss, size_t n)
 		first = v;
 	for (st = first; st; st = st->next)
 		if (st->nr == n &&
-		    !memcmp(st->frames, ss->cur, n * sizeof(*ss->cur)))
+		    (!n || !memcmp(st->frames, ss->cur, n * sizeof(*ss->cur))))
 			return st->id;
 	if (ss->nr_stacks >= UINT32_MAX ||
 	    mem_grow(&ss->stacks, &ss->stacks_alloc, sizeof(*ss->stacks),
@@ -141,7 +141,8 @@ static int64_t ss_stack(struct speedscope *ss, size_t n)
 		return -1;
 	st->id = (uint32_t)ss->nr_stacks;
 	st->nr = (uint32_t)n;
-	memcpy(st->frames, ss->cur, n * sizeof(*ss->cur));
+	if (n)
+		memcpy(st->frames, ss->cur, n * sizeof(*ss->cur));
 	st->next = first;
 	if (hashmap_put(&ss->stack_map, h, st) < 0)
 		return -1;
@@ -309,8 +310,9 @@ int speedscope_write(struct speedscope *ss, int fd, struct err *err)
 	size_t i, heaviest = 0;
 	int rc = 0;
 
-	qsort_r(ss->threads, ss->nr_threads, sizeof(*ss->threads),
-		ss_thread_cmp, &ss->names);
+	if (ss->nr_threads > 1)
+		qsort_r(ss->threads, ss->nr_threads, sizeof(*ss->threads),
+			ss_thread_cmp, &ss->names);
 	for (i = 1; i < ss->nr_threads; i++)
 		if (ss->threads[i]->total > ss->threads[heaviest]->total)
 			heaviest = i;

@@ -343,7 +343,8 @@ static void svg_tree(struct svg_draw *d, uint32_t idx, uint32_t depth,
 		}
 		kids[nr++] = &d->g->nodes[c];
 	}
-	qsort_r(kids, nr, sizeof(*kids), svg_name_cmp, &d->g->names);
+	if (nr > 1)
+		qsort_r(kids, nr, sizeof(*kids), svg_name_cmp, &d->g->names);
 	for (i = 0; i < nr; i++) {
 		svg_tree(d, (uint32_t)(kids[i] - d->g->nodes), depth + 1, x);
 		x += kids[i]->total;
