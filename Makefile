@@ -31,7 +31,8 @@ COMMON_SRC = common/err.c common/mem.c common/strbuf.c common/input.c \
 	common/strtab.c
 FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/perfdata_feature.c formats/perfdata_order.c \
-	formats/perfdata_names.c formats/perfdata_dump.c formats/folded.c \
+	formats/perfdata_names.c formats/perfdata_dump.c formats/perfdata_tp.c \
+	formats/folded.c \
 	formats/script.c \
 	formats/fdout.c formats/pbuf.c formats/pprof.c formats/textesc.c \
 	formats/svg.c formats/speedscope.c formats/tracepoint.c

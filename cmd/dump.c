@@ -29,32 +29,28 @@ static const char *const dump_usage[] = {
 #define DUMP_TYPE_TRACEPOINT 2   /* perf_event_attr.type */
 
 /*
- * Appends a tracepoint sample's decoded fields.  The tracing data is
- * parsed on the first such sample (in pipe mode it arrives as a record);
- * when it is missing or unusable, a warning is printed once and the
+ * Appends a tracepoint sample's decoded fields.  When the capture's
+ * tracing data is missing or unusable, a warning is printed once and the
  * samples keep their raw size only.
  */
 static void dump_tracepoint(struct perfdata_reader *r, const char *path,
-			    struct tracepoint **tp, bool *tried,
-			    const struct event *ev, struct strbuf *sb)
+			    bool *warned, const struct event *ev,
+			    struct strbuf *sb)
 {
-	const struct perfdata_info *info = perfdata_info(r);
+	struct tracepoint *tp;
 	struct err err;
 
 	if (ev->type != EVENT_SAMPLE || !ev->attr ||
 	    ev->attr->type != DUMP_TYPE_TRACEPOINT || !ev->sample.raw)
 		return;
-	if (!*tp && !*tried && info->tracing_data) {
-		*tried = true;
-		*tp = tracepoint_new(info->tracing_data,
-				     info->tracing_data_size, &err);
-		if (!*tp)
-			cmd_error("warning: %s: tracing data: %s", path,
-				  err.msg);
-	}
-	if (*tp)
-		tracepoint_format(*tp, ev->attr->config, ev->sample.raw,
+	tp = perfdata_tracepoints(r, &err);
+	if (tp) {
+		tracepoint_format(tp, ev->attr->config, ev->sample.raw,
 				  ev->sample.raw_size, ev->cpu, sb);
+	} else if (!*warned) {
+		*warned = true;
+		cmd_error("warning: %s: tracepoint fields: %s", path, err.msg);
+	}
 }
 
 int cmd_dump(int argc, char **argv)
@@ -66,8 +62,7 @@ int cmd_dump(int argc, char **argv)
 	};
 	struct perfdata_opts popts = { 0 };
 	struct perfdata_reader *r;
-	struct tracepoint *tp = NULL;
-	bool tp_tried = false;
+	bool tp_warned = false;
 	struct strbuf sb = STRBUF_INIT;
 	struct err err;
 	struct event ev;
@@ -99,7 +94,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	while ((rc = perfdata_next(r, &ev)) > 0) {
 		perfdata_format_event(r, &ev, &sb);
-		dump_tracepoint(r, path, &tp, &tp_tried, &ev, &sb);
+		dump_tracepoint(r, path, &tp_warned, &ev, &sb);
 		strbuf_addch(&sb, '\n');
 		if (sb.len >= DUMP_FLUSH_BYTES) {
 			if (sb.oom || cmd_write_stdout(sb.buf, sb.len) < 0) {
@@ -120,7 +115,6 @@ int cmd_dump(int argc, char **argv)
 	if (sb.oom || (sb.len && cmd_write_stdout(sb.buf, sb.len) < 0))
 		status = EXIT_BAD;
 out:
-	tracepoint_free(tp);
 	strbuf_release(&sb);
 	perfdata_close(r);
 	return status;

@@ -2,14 +2,28 @@
 # tracepoint.sh - tracepoint events through libtraceevent: `restack dump`
 # decodes every tracepoint sample of captures recorded here (file and
 # pipe mode) from the capture's tracing data, with the same text and
-# field values as perf script (tests/tools/trace_compare.py), and
-# `convert --event sched:sched_switch` builds an off-CPU profile from the
-# switch samples' stacks.
+# field values as perf script (tests/tools/trace_compare.py); events the
+# capture does not name are named from it; `convert --event
+# sched:sched_switch` builds an off-CPU profile from the switch samples'
+# stacks.
 . "$(dirname "$0")/lib.sh"
 
-need_perf
 grep -q '^#define HAVE_TRACEEVENT' "$TOP/config.h" 2>/dev/null ||
 	skip_all "restack was built without libtraceevent"
+
+# A capture without the event_desc feature (as from a perf that did not
+# write it): the tracepoint event is named from the tracing data.
+python3 "$TOP/tests/tools/drop_feature.py" "$TESTDATA/perf/tp-multi.data" \
+	"$T/nodesc.data" 12
+check "no event_desc: the tracepoint event is named from the tracing data" \
+	grep -q '^  1 sched:sched_switch type=2 ' <("$RESTACK" info "$T/nodesc.data")
+want=$("$RESTACK" info "$TESTDATA/perf/tp-multi.data" |
+	awk '/^samples/ { s = 1 } s && $1 == "sched:sched_switch" { print $2; exit }')
+"$RESTACK" convert -q --event sched:sched_switch "$T/nodesc.data" -o "$T/nodesc.folded"
+is "$(awk '{ t += $NF } END { print t + 0 }' "$T/nodesc.folded")" "$want" \
+	"no event_desc: --event sched:sched_switch finds its $want samples"
+
+need_perf
 cc=$(command -v cc || command -v gcc) || skip_all "no C compiler"
 record -e sched:sched_switch -o "$T/probe.data" -- true >/dev/null 2>&1 ||
 	skip_all "perf cannot record tracepoints here: $(grep -v '^Error:' "$T/record.err" | head -n 1)"
