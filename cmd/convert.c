@@ -192,6 +192,34 @@ static const char *convert_basename(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
+/* Makes the writer of o->fmt (script output needs none).  0, or -1. */
+static int convert_writer_new(struct convert_out *o,
+			      const struct folded_opts *fopts,
+			      const char *title, const char *in)
+{
+	switch (o->fmt) {
+	case FMT_FOLDED:
+		o->fo = folded_new(fopts);
+		return o->fo ? 0 : -1;
+	case FMT_PPROF:
+		o->pp = pprof_new(&(struct pprof_opts){
+			.period = fopts->period });
+		return o->pp ? 0 : -1;
+	case FMT_SVG:
+		o->svg = svg_new(&(struct svg_opts){
+			.period = fopts->period, .title = title });
+		return o->svg ? 0 : -1;
+	case FMT_SPEEDSCOPE:
+		o->ss = speedscope_new(&(struct speedscope_opts){
+			.period = fopts->period,
+			.name = title ? title : convert_basename(in) });
+		return o->ss ? 0 : -1;
+	case FMT_SCRIPT:
+		break;
+	}
+	return 0;
+}
+
 /* The format named by --to, or else by the output's extension. */
 static int convert_pick_format(const char *to, const char *out,
 			       enum convert_format *fmt)
@@ -315,13 +343,7 @@ int cmd_convert(int argc, char **argv)
 	in = argv[optind];
 	co.path = out;
 	strbuf_init(&co.sb);
-	co.fo = folded_new(&fopts);
-	co.pp = pprof_new(&(struct pprof_opts){ .period = fopts.period });
-	co.svg = svg_new(&(struct svg_opts){ .period = fopts.period,
-					     .title = title });
-	co.ss = speedscope_new(&(struct speedscope_opts){
-		.period = fopts.period, .name = title ? title : convert_basename(in) });
-	if (!co.fo || !co.pp || !co.svg || !co.ss) {
+	if (convert_writer_new(&co, &fopts, title, in) < 0) {
 		cmd_error("out of memory");
 		return EXIT_BAD;
 	}
