@@ -28,11 +28,15 @@ ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 LIBS = $(DEP_LIBS)
 
 COMMON_SRC = common/err.c common/mem.c common/strbuf.c common/input.c \
-	common/hashmap.c common/arena.c common/stack.c
+	common/hashmap.c common/arena.c common/stack.c \
+	common/strtab.c
 FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/perfdata_feature.c formats/perfdata_order.c \
-	formats/perfdata_names.c formats/perfdata_dump.c formats/folded.c \
-	formats/script.c
+	formats/perfdata_names.c formats/perfdata_dump.c formats/perfdata_tp.c \
+	formats/folded.c \
+	formats/script.c \
+	formats/fdout.c formats/pbuf.c formats/pprof.c formats/textesc.c \
+	formats/svg.c formats/speedscope.c formats/tracepoint.c
 UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/a2l.c \
 	unwind/symbolize.c unwind/aspace.c unwind/unwind.c unwind/resolve.c unwind/stitch.c \
 	unwind/jit.c unwind/x86insn.c unwind/ehhdr.c unwind/ehframe.c unwind/pool.c unwind/dwimage.c \

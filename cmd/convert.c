@@ -14,7 +14,10 @@
 #include "cmd/run.h"
 #include "common/strbuf.h"
 #include "formats/folded.h"
+#include "formats/pprof.h"
 #include "formats/script.h"
+#include "formats/speedscope.h"
+#include "formats/svg.h"
 
 static const char *const convert_usage[] = {
 	"usage: restack convert [options] <input> -o <output>",
@@ -25,8 +28,10 @@ static const char *const convert_usage[] = {
 	"                          the input, '.data' dropped, the format's",
 	"                          extension added); one failed input does",
 	"                          not stop the others",
-	"      --to FORMAT         folded or script (default: from the",
-	"                          output's name: .folded, .txt, .script)",
+	"      --to FORMAT         folded, script, pprof, speedscope or svg",
+	"                          (default: from the output's name: .folded,",
+	"                          .txt, .script, .pb.gz, .speedscope.json,",
+	"                          .svg)",
 	"      --pid               first frame 'comm-pid' (folded)",
 	"      --tid               first frame 'comm-pid/tid' (folded)",
 	"      --weight W          samples (default) or period",
@@ -34,6 +39,8 @@ static const char *const convert_usage[] = {
 	"                          _[j] JIT code; else how the frame was",
 	"                          found: _[fp] frame pointer, _[s] stitched,",
 	"                          _[scan] stack scan, _[stub] PLT rule",
+	"      --title TEXT        flame graph heading (svg; default",
+	"                          'Flame Graph'), profile name (speedscope)",
 	"      --stats             print the unwinding summary to stderr",
 	NULL,
 };
@@ -46,6 +53,7 @@ enum {
 	OPT_ANNOTATE,
 	OPT_STATS,
 	OPT_OUTDIR,
+	OPT_TITLE,
 };
 
 static void convert_help(FILE *f)
@@ -58,6 +66,22 @@ static void convert_help(FILE *f)
 enum convert_format {
 	FMT_FOLDED,
 	FMT_SCRIPT,
+	FMT_PPROF,
+	FMT_SVG,
+	FMT_SPEEDSCOPE,
+};
+
+/* --to names and output name endings, first match wins. */
+static const struct {
+	const char *name;
+	enum convert_format fmt;
+	const char *ends[4];
+} convert_formats[] = {
+	{ "folded", FMT_FOLDED, { ".folded", ".txt", ".collapsed", ".stacks" } },
+	{ "script", FMT_SCRIPT, { ".script" } },
+	{ "pprof", FMT_PPROF, { ".pb.gz", ".pprof" } },
+	{ "svg", FMT_SVG, { ".svg" } },
+	{ "speedscope", FMT_SPEEDSCOPE, { ".speedscope.json" } },
 };
 
 /* Where the profile goes: a temporary file renamed on success, or stdout. */
@@ -67,6 +91,9 @@ struct convert_out {
 	char tmp[PATH_MAX];
 	int fd;
 	struct folded *fo;
+	struct pprof *pp;
+	struct svg *svg;
+	struct speedscope *ss;
 	struct strbuf sb;
 };
 
@@ -100,6 +127,12 @@ static int convert_add(void *ctx, const struct rsample *s)
 
 	if (o->fmt == FMT_FOLDED)
 		return folded_add(o->fo, s);
+	if (o->fmt == FMT_PPROF)
+		return pprof_add(o->pp, s);
+	if (o->fmt == FMT_SVG)
+		return svg_add(o->svg, s);
+	if (o->fmt == FMT_SPEEDSCOPE)
+		return speedscope_add(o->ss, s);
 	script_format_sample(s, &o->sb);
 	if (o->sb.len >= 65536 && convert_flush(o) < 0)
 		return -1;
@@ -130,7 +163,12 @@ static int convert_close(struct convert_out *o, bool ok)
 {
 	struct err err;
 
-	if (ok && o->fmt == FMT_FOLDED && folded_write(o->fo, o->fd, &err) < 0) {
+	if (ok && ((o->fmt == FMT_FOLDED &&
+		    folded_write(o->fo, o->fd, &err) < 0) ||
+		   (o->fmt == FMT_PPROF && pprof_write(o->pp, o->fd, &err) < 0) ||
+		   (o->fmt == FMT_SVG && svg_write(o->svg, o->fd, &err) < 0) ||
+		   (o->fmt == FMT_SPEEDSCOPE &&
+		    speedscope_write(o->ss, o->fd, &err) < 0))) {
 		cmd_report_err(o->path, &err);
 		ok = false;
 	}
@@ -154,49 +192,97 @@ static int convert_close(struct convert_out *o, bool ok)
 	return ok ? 0 : -1;
 }
 
+/* The last part of a path ("-" for standard input). */
+static const char *convert_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* Makes the writer of o->fmt (script output needs none).  0, or -1. */
+static int convert_writer_new(struct convert_out *o,
+			      const struct folded_opts *fopts,
+			      const char *title, const char *in)
+{
+	switch (o->fmt) {
+	case FMT_FOLDED:
+		o->fo = folded_new(fopts);
+		return o->fo ? 0 : -1;
+	case FMT_PPROF:
+		o->pp = pprof_new(&(struct pprof_opts){
+			.period = fopts->period });
+		return o->pp ? 0 : -1;
+	case FMT_SVG:
+		o->svg = svg_new(&(struct svg_opts){
+			.period = fopts->period, .title = title });
+		return o->svg ? 0 : -1;
+	case FMT_SPEEDSCOPE:
+		o->ss = speedscope_new(&(struct speedscope_opts){
+			.period = fopts->period,
+			.name = title ? title : convert_basename(in) });
+		return o->ss ? 0 : -1;
+	case FMT_SCRIPT:
+		break;
+	}
+	return 0;
+}
+
+static void convert_writer_free(struct convert_out *o)
+{
+	folded_free(o->fo);
+	pprof_free(o->pp);
+	svg_free(o->svg);
+	speedscope_free(o->ss);
+	strbuf_release(&o->sb);
+}
+
 /* The format named by --to, or else by the output's extension. */
 static int convert_pick_format(const char *to, const char *out,
 			       enum convert_format *fmt)
 {
-	const char *dot = strrchr(out, '.');
+	size_t len = strlen(out), i, j;
 
-	if (to) {
-		if (!strcmp(to, "folded"))
-			*fmt = FMT_FOLDED;
-		else if (!strcmp(to, "script"))
-			*fmt = FMT_SCRIPT;
-		else
-			return -1;
-		return 0;
-	}
 	*fmt = FMT_FOLDED;
-	if (!strcmp(out, "-") || !dot || !strcmp(dot, ".folded") ||
-	    !strcmp(dot, ".txt") || !strcmp(dot, ".collapsed") ||
-	    !strcmp(dot, ".stacks"))
+	if (!to && (!strcmp(out, "-") || !strchr(out, '.')))
 		return 0;
-	if (!strcmp(dot, ".script")) {
-		*fmt = FMT_SCRIPT;
-		return 0;
+	for (i = 0; i < ARRAY_SIZE(convert_formats); i++) {
+		if (to) {
+			if (!strcmp(to, convert_formats[i].name))
+				break;
+			continue;
+		}
+		for (j = 0; j < ARRAY_SIZE(convert_formats[i].ends); j++) {
+			const char *e = convert_formats[i].ends[j];
+
+			if (e && len > strlen(e) &&
+			    !strcmp(out + len - strlen(e), e))
+				goto found;
+		}
 	}
-	return -1;
+found:
+	if (i == ARRAY_SIZE(convert_formats))
+		return -1;
+	*fmt = convert_formats[i].fmt;
+	return 0;
 }
 
-/* The extension --outdir gives outputs of format fmt. */
+/* The extension --outdir gives outputs of format fmt: its first one. */
 static const char *convert_ext(enum convert_format fmt)
 {
-	switch (fmt) {
-	case FMT_SCRIPT:
-		return ".script";
-	case FMT_FOLDED:
-	default:
-		return ".folded";
-	}
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(convert_formats); i++)
+		if (convert_formats[i].fmt == fmt)
+			return convert_formats[i].ends[0];
+	return ".folded";
 }
 
 /* What every input of one command shares. */
 struct convert_cfg {
 	const struct run_opts *ro;
 	const struct folded_opts *fopts;
+	const char *title;      /* --title */
 	bool stats;
 	struct report rep;
 };
@@ -217,17 +303,19 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 
 	report_timing_start(&t);
 	strbuf_init(&co.sb);
-	co.fo = folded_new(cfg->fopts);
-	if (!co.fo) {
+	if (convert_writer_new(&co, cfg->fopts, cfg->title, in) < 0) {
 		cmd_error("out of memory");
 		report_add(&cfg->rep, in, out, status, NULL, NULL);
+		convert_writer_free(&co);
 		return status;
 	}
 	rc = convert_open(&co);
 	if (rc == 0) {
-		/* Script output keeps time order; folded stacks are summed. */
+		/* Script and speedscope output keep time order; the other
+		 * formats sum stacks. */
 		rc = run_capture(&run, cfg->ro, in,
-				 fmt == FMT_SCRIPT ? RUN_ORDERED : 0,
+				 fmt == FMT_SCRIPT || fmt == FMT_SPEEDSCOPE ?
+				 RUN_ORDERED : 0,
 				 convert_add, &co);
 		if (rc == 0 && cfg->stats && !cfg->ro->quiet)
 			run_print_stats(&run, stderr);
@@ -244,8 +332,7 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 		cmd_error("%s: %.2f%% of samples reached their thread's root, "
 			  "below --min-coverage %.2f%%", in,
 			  report_coverage(&run), cfg->ro->min_coverage);
-	folded_free(co.fo);
-	strbuf_release(&co.sb);
+	convert_writer_free(&co);
 	return status;
 }
 
@@ -343,6 +430,7 @@ int cmd_convert(int argc, char **argv)
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
 		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	struct run_opts ro = RUN_OPTS_INIT;
@@ -392,6 +480,9 @@ int cmd_convert(int argc, char **argv)
 		case OPT_STATS:
 			stats = true;
 			break;
+		case OPT_TITLE:
+			cfg.title = optarg;
+			break;
 		case 'h':
 			convert_help(stdout);
 			return EXIT_OK;
@@ -425,8 +516,9 @@ int cmd_convert(int argc, char **argv)
 				       "convert: no output (-o FILE or -o -)");
 	if (convert_pick_format(to, out ? out : "", &fmt) < 0)
 		return cmd_usage_error(convert_usage,
-			"convert: unsupported output format '%s' (folded or "
-			"script)", to ? to : out ? out : "");
+			"convert: unsupported output format '%s' (folded, "
+			"script, pprof, speedscope or svg)",
+			to ? to : out ? out : "");
 	cfg.stats = stats;
 	report_init(&cfg.rep, ro.min_coverage, run_jobs(&ro));
 	if (outdir) {

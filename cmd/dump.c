@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "common/strbuf.h"
 #include "formats/perfdata.h"
+#include "formats/tracepoint.h"
 
 static const char *const dump_usage[] = {
 	"usage: restack dump [options] <input>",
@@ -16,11 +17,41 @@ static const char *const dump_usage[] = {
 	"  -h, --help         show this help and exit",
 	"",
 	"Prints one line per record: OFFSET TIME TYPE field=value ...",
-	"(see README.md, 'restack dump').  <input> may be '-' for stdin.",
+	"(see README.md, 'restack dump'); tracepoint samples end with their",
+	"fields decoded from the capture's tracing data (tp=SYSTEM:NAME",
+	"FIELD=VALUE ... trace=\"TEXT\", TEXT as perf script prints it).",
+	"<input> may be '-' for stdin.",
 	NULL,
 };
 
 #define DUMP_FLUSH_BYTES (1u << 16)
+
+#define DUMP_TYPE_TRACEPOINT 2   /* perf_event_attr.type */
+
+/*
+ * Appends a tracepoint sample's decoded fields.  When the capture's
+ * tracing data is missing or unusable, a warning is printed once and the
+ * samples keep their raw size only.
+ */
+static void dump_tracepoint(struct perfdata_reader *r, const char *path,
+			    bool *warned, const struct event *ev,
+			    struct strbuf *sb)
+{
+	struct tracepoint *tp;
+	struct err err;
+
+	if (ev->type != EVENT_SAMPLE || !ev->attr ||
+	    ev->attr->type != DUMP_TYPE_TRACEPOINT || !ev->sample.raw)
+		return;
+	tp = perfdata_tracepoints(r, &err);
+	if (tp) {
+		tracepoint_format(tp, ev->attr->config, ev->sample.raw,
+				  ev->sample.raw_size, ev->cpu, sb);
+	} else if (!*warned) {
+		*warned = true;
+		cmd_error("warning: %s: tracepoint fields: %s", path, err.msg);
+	}
+}
 
 int cmd_dump(int argc, char **argv)
 {
@@ -31,6 +62,7 @@ int cmd_dump(int argc, char **argv)
 	};
 	struct perfdata_opts popts = { 0 };
 	struct perfdata_reader *r;
+	bool tp_warned = false;
 	struct strbuf sb = STRBUF_INIT;
 	struct err err;
 	struct event ev;
@@ -62,6 +94,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	while ((rc = perfdata_next(r, &ev)) > 0) {
 		perfdata_format_event(r, &ev, &sb);
+		dump_tracepoint(r, path, &tp_warned, &ev, &sb);
 		strbuf_addch(&sb, '\n');
 		if (sb.len >= DUMP_FLUSH_BYTES) {
 			if (sb.oom || cmd_write_stdout(sb.buf, sb.len) < 0) {

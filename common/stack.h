@@ -81,6 +81,8 @@ struct sym_loc {
 	uint64_t rel;         /* address in the module's ELF (or kernel) */
 	uint8_t kind;         /* enum sym_kind */
 	uint16_t nr;
+	uint8_t build_id_size; /* 0: no build-id known */
+	const uint8_t *build_id; /* the module's, lives as long as loc */
 	struct sym_entry e[];
 };
 

@@ -120,6 +120,19 @@ static void folded_module(struct strbuf *sb, const char *module)
 	strbuf_addch(sb, ']');
 }
 
+void folded_entry_name(struct strbuf *sb, const struct sym_loc *l,
+		       unsigned i, bool kernel)
+{
+	if (l->e[i].name)
+		folded_name(sb, l->e[i].name);
+	else if (l->kind == SYM_UNKNOWN || !l->module)
+		strbuf_addstr(sb, "[unknown]");
+	else if (kernel)
+		strbuf_addstr(sb, "[kernel]");
+	else
+		folded_module(sb, l->module);
+}
+
 static void folded_frame(struct folded *f, const struct rframe *fr,
 			 bool kernel)
 {
@@ -128,14 +141,7 @@ static void folded_frame(struct folded *f, const struct rframe *fr,
 
 	for (i = (int)l->nr - 1; i >= 0; i--) {
 		strbuf_addch(&f->buf, ';');
-		if (l->e[i].name)
-			folded_name(&f->buf, l->e[i].name);
-		else if (l->kind == SYM_UNKNOWN || !l->module)
-			strbuf_addstr(&f->buf, "[unknown]");
-		else if (kernel)
-			strbuf_addstr(&f->buf, "[kernel]");
-		else
-			folded_module(&f->buf, l->module);
+		folded_entry_name(&f->buf, l, (unsigned)i, kernel);
 		if (!f->opts.annotate)
 			continue;
 		if (kernel)

@@ -17,6 +17,7 @@
 
 #include "common/err.h"
 #include "common/stack.h"
+#include "common/strbuf.h"
 
 struct folded_opts {
 	bool pid;          /* "comm-pid" as the first frame */
@@ -39,6 +40,15 @@ int folded_add(struct folded *f, const struct rsample *s);
  * Writes the sorted lines to fd.  Returns 0, or -1 with *err filled.
  */
 int folded_write(struct folded *f, int fd, struct err *err);
+
+/*
+ * Appends the folded name of l's entry i (a kernel frame when kernel):
+ * the tidied function name, "[module]", "[kernel]" or "[unknown]", with
+ * no annotation.  The other profile writers name frames with it, so their
+ * stacks are the folded output's.
+ */
+void folded_entry_name(struct strbuf *sb, const struct sym_loc *l,
+		       unsigned i, bool kernel);
 
 /* Lines (distinct stacks) so far. */
 uint64_t folded_count(const struct folded *f);

@@ -148,6 +148,19 @@ const struct perfdata_stats *perfdata_stats(const struct perfdata_reader *r);
 
 void perfdata_close(struct perfdata_reader *r);
 
+struct tracepoint;
+
+/*
+ * The capture's tracing data parsed with libtraceevent
+ * (formats/tracepoint.h), to decode tracepoint samples; made on first
+ * call, owned by the reader.  NULL, with *err (may be NULL) saying why,
+ * when the capture has no tracing data (yet: in pipe mode it is a
+ * record) or it cannot be used.  Tracepoint events the capture does not
+ * name (no event_desc) are named from it as SYSTEM:EVENT.
+ */
+struct tracepoint *perfdata_tracepoints(struct perfdata_reader *r,
+					struct err *err);
+
 /* True when the first bytes (at least 16) look like perf.data. */
 bool perfdata_probe(const void *head, size_t len);
 

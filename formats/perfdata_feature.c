@@ -254,6 +254,7 @@ static int pd_feat_tracing_data(struct perfdata_reader *r, struct cur *c)
 	if (!copy)
 		return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF, "tracing data");
 	memcpy(copy, c->p, n);
+	pd_tracepoint_reset(r);
 	free(r->tracing_data);
 	r->tracing_data = copy;
 	r->info.tracing_data = copy;

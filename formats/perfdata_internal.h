@@ -273,6 +273,10 @@ struct perfdata_reader {
 
 	/* Copies of trailing payloads we keep. */
 	uint8_t *tracing_data;
+	/* The tracing data parsed (perfdata_tp.c), on first need. */
+	struct tracepoint *tp;
+	bool tp_tried;
+	struct err tp_err;
 
 	bool saw_last_feature;
 
@@ -287,6 +291,13 @@ int pd_attr_add(struct perfdata_reader *r, struct cur *c, size_t attr_bytes,
 int pd_id_add(struct perfdata_reader *r, uint64_t id, unsigned attr);
 int pd_attr_by_id(struct perfdata_reader *r, uint64_t id, unsigned *attr);
 void pd_block_put(struct perfdata_reader *r, struct pd_block *b);
+
+/* perfdata_tp.c: names tracepoint events that have none from the
+ * tracing data; forgets the parsed tracing data when it is replaced. */
+int pd_tracepoint_names(struct perfdata_reader *r);
+void pd_tracepoint_reset(struct perfdata_reader *r);
+int pd_attr_set_name(struct perfdata_reader *r, unsigned idx,
+		     const char *name);
 
 /* perfdata_feature.c: decode one feature payload into r->info. */
 int pd_feature_parse(struct perfdata_reader *r, unsigned id, struct cur *c);

@@ -420,8 +420,8 @@ int pd_attr_add(struct perfdata_reader *r, struct cur *c, size_t attr_bytes,
 	return pd_update_id_pos(r);
 }
 
-static int pd_attr_set_name(struct perfdata_reader *r, unsigned idx,
-			    const char *name)
+int pd_attr_set_name(struct perfdata_reader *r, unsigned idx,
+		     const char *name)
 {
 	char *copy = mem_strdup(name);
 
@@ -650,7 +650,8 @@ static int pd_open_file_mode(struct perfdata_reader *r, const uint8_t *hdr,
 				   "data section") < 0)
 			return -1;
 		r->data_end = in->data_offset + in->data_size;
-		if (pd_read_file_features(r) < 0)
+		if (pd_read_file_features(r) < 0 ||
+		    pd_tracepoint_names(r) < 0)
 			return -1;
 	}
 	r->src.blk_off = in->data_offset;
@@ -802,6 +803,7 @@ void perfdata_close(struct perfdata_reader *r)
 	free(r->ids);
 	free(r->scratch_u64);
 	free(r->branches);
+	pd_tracepoint_reset(r);
 	free(r->tracing_data);
 	free(r->stats.samples_by_attr);
 	hashmap_release(&r->bid_index);
@@ -1118,12 +1120,13 @@ static int pd_handle_user_record(struct perfdata_reader *r,
 		copy = pd_take_payload_copy(r, size, q->file_off);
 		if (!copy)
 			return -1;
+		pd_tracepoint_reset(r);
 		free(r->tracing_data);
 		r->tracing_data = copy;
 		r->info.tracing_data = copy;
 		r->info.tracing_data_size = size;
 		r->info.features[0] |= 1ull << PD_FEAT_TRACING_DATA;
-		return 0;
+		return pd_tracepoint_names(r);
 	}
 	case PD_REC_AUXTRACE: {
 		uint64_t size = cur_u64(&c);

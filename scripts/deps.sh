@@ -7,16 +7,22 @@
 #   scripts/deps.sh test    # build + perf, clang (fuzzing), python3, node,
 #                           # sqlite3 (test workloads); debuginfod,
 #                           # util-linux (unshare), iproute2 (ip), curl and
-#                           # bzip2 (perf archive) for tests/cli/locate.sh
+#                           # bzip2 (perf archive) for tests/cli/locate.sh;
+#                           # chromium and npm (checking pprof, speedscope
+#                           # and SVG output)
 #   scripts/deps.sh bench   # test + hotspot (its perfparser, a peer)
 set -u
 what=${1:-build}
 
-pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev libdebuginfod-dev libarchive-dev libtraceevent-dev libiberty-dev libdeflate-dev"
+pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev zlib1g-dev libdebuginfod-dev libarchive-dev libtraceevent-dev libiberty-dev libdeflate-dev"
+test_pkgs="linux-perf clang python3 binutils time nodejs sqlite3 debuginfod util-linux iproute2 curl bzip2 chromium"
+# npm installs the output checkers (pprof-format, speedscope); some nodejs
+# builds bundle it, and Debian's npm package conflicts there.
+command -v npm >/dev/null 2>&1 || test_pkgs="$test_pkgs npm"
 case $what in
 build) ;;
-test) pkgs="$pkgs linux-perf clang python3 binutils time nodejs sqlite3 debuginfod util-linux iproute2 curl bzip2" ;;
-bench) pkgs="$pkgs linux-perf clang python3 binutils time nodejs sqlite3 debuginfod util-linux iproute2 curl bzip2 xz-utils hotspot" ;;
+test) pkgs="$pkgs $test_pkgs" ;;
+bench) pkgs="$pkgs $test_pkgs xz-utils hotspot" ;;
 *) echo "deps.sh: unknown set '$what' (build, test or bench)" >&2; exit 64 ;;
 esac
 

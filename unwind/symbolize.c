@@ -195,6 +195,8 @@ const struct sym_loc *symbolize_user(struct symbolizer *s, struct module *m,
 			l->e[i].inlined = strcmp(l->e[i].name, real) != 0;
 		}
 	}
+	l->build_id = m->build_id;
+	l->build_id_size = m->build_id_size;
 	if (!l->e[0].name)
 		m->no_sym++;
 	if (hashmap_put(&m->symcache, rel, l) < 0)

@@ -1,0 +1,47 @@
+/*
+ * pprof.h - the pprof writer: profile.proto, gzip-compressed (.pb.gz), as
+ * `go tool pprof`, pprof-rs and the pprof web UI read it.
+ *
+ * Two sample values: samples (count) and the summed periods, named
+ * cpu/nanoseconds for cpu-clock and task-clock, else EVENT/count.  One
+ * location per distinct frame address (the address is the module's ELF
+ * address, restack's "rel"), lines innermost first for inlined calls,
+ * one mapping per module (file, build-id; its range spans the addresses
+ * seen), functions by (name, file).  Samples carry the labels thread
+ * (comm), pid and tid; a stack that did not reach its thread's root gets
+ * an outermost pseudo-location named "[truncated: REASON]" (as in folded
+ * output) and the label truncated=REASON.  Everything is sorted before
+ * ids are given out, so the output is byte-identical for the same
+ * samples in any order.
+ */
+#ifndef RESTACK_FORMATS_PPROF_H
+#define RESTACK_FORMATS_PPROF_H
+
+#include <stdbool.h>
+
+#include "common/err.h"
+#include "common/stack.h"
+#include "common/strbuf.h"
+
+struct pprof_opts {
+	bool period;      /* default_sample_type: the periods, not samples */
+};
+
+struct pprof;
+
+struct pprof *pprof_new(const struct pprof_opts *opts);
+void pprof_free(struct pprof *p);
+
+/* Adds one sample (copying what it needs).  0, or -1 out of memory. */
+int pprof_add(struct pprof *p, const struct rsample *s);
+
+/* Writes the gzip-compressed profile to fd.  0, or -1 with *err. */
+int pprof_write(struct pprof *p, int fd, struct err *err);
+
+/*
+ * The uncompressed profile.proto message, appended to out (for tests).
+ * 0, or -1 when out of memory.
+ */
+int pprof_encode(struct pprof *p, struct strbuf *out);
+
+#endif
