@@ -87,6 +87,7 @@ struct pp_line {
 };
 
 struct pp_loc {
+	struct pp_loc *next_same; /* chain in pprof.loc_content */
 	struct pp_map *map;       /* NULL: no module (unknown, marker) */
 	uint64_t addr;
 	uint32_t name;            /* without a map: "[unknown]" or marker */
@@ -118,6 +119,10 @@ struct pprof {
 	struct hashmap maps;      /* path id -> pp_map */
 	struct hashmap funcs;     /* name id << 32 | file id -> pp_func */
 	struct hashmap locs;      /* sym_loc or marker pointer -> pp_loc */
+	struct hashmap loc_content; /* hash of a location's contents ->
+				   * pp_loc chain: symbol locations of
+				   * different symbolizers (workers) that say
+				   * the same thing are one location */
 	struct hashmap samples;   /* hash -> pp_sample chain */
 	struct pp_vec map_v, func_v, loc_v, sample_v;
 	struct pp_loc **stack;    /* scratch: the sample's locations */
@@ -161,6 +166,7 @@ void pprof_free(struct pprof *p)
 	hashmap_release(&p->maps);
 	hashmap_release(&p->funcs);
 	hashmap_release(&p->locs);
+	hashmap_release(&p->loc_content);
 	hashmap_release(&p->samples);
 	free(p->map_v.v);
 	free(p->func_v.v);
@@ -219,11 +225,42 @@ static struct pp_func *pp_func_get(struct pprof *p, const struct sym_entry *e)
 	return f;
 }
 
-/* The location of a frame's symbols l, made on first sight. */
+static uint64_t pp_loc_hash(const struct pp_loc *loc)
+{
+	uint64_t h = hashmap_mix((uintptr_t)loc->map ^ loc->addr);
+	unsigned i;
+
+	h = hashmap_mix(h ^ loc->name ^ ((uint64_t)loc->nr_lines << 32));
+	for (i = 0; i < loc->nr_lines; i++)
+		h = hashmap_mix(h ^ (uintptr_t)loc->lines[i].fn ^
+				((uint64_t)loc->lines[i].line << 40));
+	return h;
+}
+
+static bool pp_loc_same(const struct pp_loc *a, const struct pp_loc *b)
+{
+	unsigned i;
+
+	if (a->map != b->map || a->addr != b->addr || a->name != b->name ||
+	    a->nr_lines != b->nr_lines)
+		return false;
+	for (i = 0; i < a->nr_lines; i++)
+		if (a->lines[i].fn != b->lines[i].fn ||
+		    a->lines[i].line != b->lines[i].line)
+			return false;
+	return true;
+}
+
+/*
+ * The location of a frame's symbols l, made on first sight: one per
+ * distinct contents (mapping, address, lines), whichever symbolizer made
+ * l.
+ */
 static struct pp_loc *pp_loc_get(struct pprof *p, const struct sym_loc *l)
 {
-	struct pp_loc *loc;
+	struct pp_loc *loc, *same;
 	unsigned i, n = 0;
+	uint64_t h;
 	void *v;
 
 	if (hashmap_get(&p->locs, (uint64_t)(uintptr_t)l, &v))
@@ -233,6 +270,7 @@ static struct pp_loc *pp_loc_get(struct pprof *p, const struct sym_loc *l)
 	loc = arena_alloc(&p->arena, sizeof(*loc) + n * sizeof(loc->lines[0]));
 	if (!loc)
 		return NULL;
+	memset(loc, 0, sizeof(*loc));
 	if (l->kind == SYM_UNKNOWN || !l->module) {
 		loc->name = pp_name(p, "[unknown]");
 		if (loc->name == PP_NONE)
@@ -242,10 +280,6 @@ static struct pp_loc *pp_loc_get(struct pprof *p, const struct sym_loc *l)
 		if (!loc->map)
 			return NULL;
 		loc->addr = l->rel;
-		loc->map->lo = MIN(loc->map->lo, l->rel);
-		loc->map->hi = MAX(loc->map->hi, l->rel + 1);
-		loc->map->funcs |= n > 0;
-		loc->map->inl |= n > 1;
 	}
 	for (i = 0; i < l->nr; i++) {
 		struct pp_line *ln;
@@ -258,8 +292,26 @@ static struct pp_loc *pp_loc_get(struct pprof *p, const struct sym_loc *l)
 		if (!ln->fn)
 			return NULL;
 	}
-	if (hashmap_put(&p->locs, (uint64_t)(uintptr_t)l, loc) < 0 ||
-	    pp_push(&p->loc_v, loc) < 0)
+	h = pp_loc_hash(loc);
+	for (same = hashmap_get(&p->loc_content, h, &v) ? v : NULL; same;
+	     same = same->next_same)
+		if (pp_loc_same(same, loc))
+			break;
+	if (same) {
+		loc = same;   /* the copy just made stays unused in the arena */
+	} else {
+		if (loc->map) {
+			loc->map->lo = MIN(loc->map->lo, l->rel);
+			loc->map->hi = MAX(loc->map->hi, l->rel + 1);
+			loc->map->funcs |= n > 0;
+			loc->map->inl |= n > 1;
+		}
+		loc->next_same = hashmap_get(&p->loc_content, h, &v) ? v : NULL;
+		if (hashmap_put(&p->loc_content, h, loc) < 0 ||
+		    pp_push(&p->loc_v, loc) < 0)
+			return NULL;
+	}
+	if (hashmap_put(&p->locs, (uint64_t)(uintptr_t)l, loc) < 0)
 		return NULL;
 	return loc;
 }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # jobs.sh - worker threads, batch conversion and the CI options:
-#   - output bytes identical for -j1, -j2 and -j8 (folded, script, stats),
+#   - output bytes identical for -j1, -j2 and -j8 (folded, script, stats,
+#     pprof, svg, speedscope),
 #     from a file and from a pipe, on a threaded workload and on a deep one
 #     that needs stitching (root caches are per thread, workers per thread);
 #   - --outdir over several captures with one corrupt one: the others are
@@ -54,6 +55,19 @@ for c in threads deep many; do
 	restack_clean convert -j1 - -o "$T/$c.pipe1.folded" <"$T/$c.data"
 	same_file "$T/$c.pipe1.folded" "$T/$c.pipe.folded" \
 		"$c: from a pipe, -j2 equals -j1"
+done
+# every other output format too
+for c in threads deep; do
+	for f in pprof svg speedscope; do
+		for j in 1 2 8; do
+			restack_clean convert -q -j$j --to $f "$T/$c.data" \
+				-o "$T/$c.j$j.$f"
+		done
+		same_file "$T/$c.j1.$f" "$T/$c.j2.$f" \
+			"$c: $f output of -j2 equals -j1"
+		same_file "$T/$c.j1.$f" "$T/$c.j8.$f" \
+			"$c: $f output of -j8 equals -j1"
+	done
 done
 check "the workloads are not trivial: many threads, stitched stacks" \
 	grep -q 'stitched  *[1-9]' "$T/deep.j1.stats"
