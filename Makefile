@@ -28,7 +28,7 @@ ALL_LDFLAGS = $(LDFLAGS) $(SAN_FLAGS)
 LIBS = $(DEP_LIBS)
 
 COMMON_SRC = common/err.c common/mem.c common/strbuf.c common/input.c \
-	common/hashmap.c common/arena.c common/stack.c \
+	common/hashmap.c common/arena.c common/stack.c common/dynlib.c \
 	common/strtab.c
 FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/perfdata_feature.c formats/perfdata_order.c \

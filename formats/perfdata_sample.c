@@ -208,6 +208,12 @@ static int pd_read_regs(struct perfdata_reader *r, struct cur *c,
 		return err_set(&r->err, ERR_CORRUPT, cur_off(c),
 			       "%s: %u registers do not fit in the record",
 			       what, n);
+	if (!c->swap && (uintptr_t)c->p % 8 == 0) {
+		/* in place: the record outlives the event */
+		*regs = (const uint64_t *)cur_bytes(c, (size_t)n * 8);
+		*nr = n;
+		return 0;
+	}
 	out = pd_scratch(r, n);
 	if (!out)
 		return err_set(&r->err, ERR_CORRUPT, cur_off(c),
@@ -301,7 +307,12 @@ static int pd_decode_sample(struct perfdata_reader *r,
 				       "callchain of %llu entries exceeds the "
 				       "%zu bytes left in the record",
 				       (unsigned long long)nr, cur_left(c));
-		if (!c->short_read) {
+		if (!c->short_read && !c->swap && (uintptr_t)c->p % 8 == 0) {
+			/* in place: the record outlives the event */
+			s->callchain = (const uint64_t *)cur_bytes(
+				c, (size_t)nr * 8);
+			s->callchain_nr = nr;
+		} else if (!c->short_read) {
 			out = pd_scratch(r, (size_t)nr);
 			if (!out)
 				return err_set(&r->err, ERR_CORRUPT,

@@ -28,9 +28,40 @@
 #include "unwind/dbgd.h"
 
 #include "common/base.h"
+#include "common/dynlib.h"
 #include "common/mem.h"
 #include "unwind/locate.h"
 #include "unwind/module.h"
+
+/*
+ * libdebuginfod, opened in the helper processes only (common/dynlib.h):
+ * restack itself never maps it, nor the TLS and HTTP libraries behind it.
+ */
+static struct {
+	__typeof__(debuginfod_begin) *begin;
+	__typeof__(debuginfod_end) *end;
+	__typeof__(debuginfod_find_executable) *find_executable;
+	__typeof__(debuginfod_find_debuginfo) *find_debuginfo;
+	__typeof__(debuginfod_get_headers) *get_headers;
+	__typeof__(debuginfod_get_user_data) *get_user_data;
+	__typeof__(debuginfod_set_user_data) *set_user_data;
+	__typeof__(debuginfod_set_progressfn) *set_progressfn;
+} dbgd_api;
+
+#define DBGD_SYM(f) DYNLIB_SYM(__typeof__(dbgd_api), f, "debuginfod_" #f)
+
+static int dbgd_load_api(struct err *err)
+{
+	static const struct dynlib_sym syms[] = {
+		DBGD_SYM(begin), DBGD_SYM(end), DBGD_SYM(find_executable),
+		DBGD_SYM(find_debuginfo), DBGD_SYM(get_headers),
+		DBGD_SYM(get_user_data), DBGD_SYM(set_user_data),
+		DBGD_SYM(set_progressfn),
+	};
+
+	return dynlib_load("libdebuginfod.so.1", &dbgd_api, syms,
+			   ARRAY_SIZE(syms), err);
+}
 
 #define DBGD_DEFAULT_JOBS 4
 #define DBGD_MAX_JOBS 32
@@ -155,7 +186,7 @@ struct dbgd_child {
 
 static int dbgd_child_progress(debuginfod_client *c, long a, long b)
 {
-	struct dbgd_child *ch = debuginfod_get_user_data(c);
+	struct dbgd_child *ch = dbgd_api.get_user_data(c);
 	struct dbgd_msg m = { .type = DBGD_MSG_PROGRESS };
 	double now = dbgd_now();
 
@@ -191,6 +222,7 @@ dbgd_child_main(int req, int resp, const char *urls,
 	struct dbgd_child ch = { .resp = resp };
 	debuginfod_client *c;
 	struct dbgd_req r;
+	struct err err;
 	char t[16];
 
 	/* A private environment: nothing else runs in this process. */
@@ -202,11 +234,13 @@ dbgd_child_main(int req, int resp, const char *urls,
 	     setenv("DEBUGINFOD_RETRY_LIMIT", "0", 1) < 0))
 		_exit(1);
 	unsetenv("DEBUGINFOD_VERBOSE");
-	c = debuginfod_begin();
+	if (dbgd_load_api(&err) < 0)
+		_exit(1);
+	c = dbgd_api.begin();
 	if (!c)
 		_exit(1);
-	debuginfod_set_user_data(c, &ch);
-	debuginfod_set_progressfn(c, dbgd_child_progress);
+	dbgd_api.set_user_data(c, &ch);
+	dbgd_api.set_progressfn(c, dbgd_child_progress);
 	while (dbgd_read_all(req, &r, sizeof(r)) > 0) {
 		struct dbgd_msg m = { .type = DBGD_MSG_DONE, .job = r.job };
 		char *path = NULL;
@@ -220,12 +254,12 @@ dbgd_child_main(int req, int resp, const char *urls,
 		ch.last_sent = 0;
 		dbgd_drop_negative(cache, &r);
 		rc = r.kind == DBGD_EXECUTABLE ?
-			     debuginfod_find_executable(c, r.bid, r.size, &path) :
-			     debuginfod_find_debuginfo(c, r.bid, r.size, &path);
+			     dbgd_api.find_executable(c, r.bid, r.size, &path) :
+			     dbgd_api.find_debuginfo(c, r.bid, r.size, &path);
 		if (rc >= 0) {
 			close(rc);
 			/* Headers or progress only when bytes moved. */
-			m.downloaded = debuginfod_get_headers(c) != NULL ||
+			m.downloaded = dbgd_api.get_headers(c) != NULL ||
 				       ch.bytes > 0;
 			len = path ? strlen(path) : 0;
 			if (!len || len > 4096) {
@@ -247,7 +281,7 @@ dbgd_child_main(int req, int resp, const char *urls,
 		}
 		free(path);
 	}
-	debuginfod_end(c);
+	dbgd_api.end(c);
 	_exit(0);
 }
 

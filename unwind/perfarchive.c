@@ -24,8 +24,64 @@
 
 #include "unwind/perfarchive.h"
 
+#include "common/base.h"
+#include "common/dynlib.h"
 #include "common/mem.h"
 #include "unwind/locate.h"
+
+/*
+ * libarchive, opened when a tarball is given (common/dynlib.h): restack
+ * does not map it, nor libxml2 and ICU behind it, otherwise.
+ */
+static struct {
+	__typeof__(archive_read_new) *read_new;
+	__typeof__(archive_read_free) *read_free;
+	__typeof__(archive_read_support_filter_all) *read_support_filter_all;
+	__typeof__(archive_read_support_format_all) *read_support_format_all;
+	__typeof__(archive_read_open_filename) *read_open_filename;
+	__typeof__(archive_read_next_header) *read_next_header;
+	__typeof__(archive_read_data_block) *read_data_block;
+	__typeof__(archive_errno) *errno_of;
+	__typeof__(archive_error_string) *error_string;
+	__typeof__(archive_entry_pathname) *entry_pathname;
+	__typeof__(archive_entry_hardlink) *entry_hardlink;
+	__typeof__(archive_entry_symlink) *entry_symlink;
+	__typeof__(archive_entry_filetype) *entry_filetype;
+	__typeof__(archive_entry_perm) *entry_perm;
+} pa_api;
+
+#define PA_SYM(f, name) DYNLIB_SYM(__typeof__(pa_api), f, name)
+
+static int perfarchive_load_api(struct err *err)
+{
+	static const struct dynlib_sym syms[] = {
+		PA_SYM(read_new, "archive_read_new"),
+		PA_SYM(read_free, "archive_read_free"),
+		PA_SYM(read_support_filter_all,
+		       "archive_read_support_filter_all"),
+		PA_SYM(read_support_format_all,
+		       "archive_read_support_format_all"),
+		PA_SYM(read_open_filename, "archive_read_open_filename"),
+		PA_SYM(read_next_header, "archive_read_next_header"),
+		PA_SYM(read_data_block, "archive_read_data_block"),
+		PA_SYM(errno_of, "archive_errno"),
+		PA_SYM(error_string, "archive_error_string"),
+		PA_SYM(entry_pathname, "archive_entry_pathname"),
+		PA_SYM(entry_hardlink, "archive_entry_hardlink"),
+		PA_SYM(entry_symlink, "archive_entry_symlink"),
+		PA_SYM(entry_filetype, "archive_entry_filetype"),
+		PA_SYM(entry_perm, "archive_entry_perm"),
+	};
+	static bool loaded;
+
+	if (loaded)
+		return 0;
+	if (dynlib_load("libarchive.so.13", &pa_api, syms, ARRAY_SIZE(syms),
+			err) < 0)
+		return -1;
+	loaded = true;
+	return 0;
+}
 
 struct perfarchive {
 	char *dir;
@@ -150,7 +206,7 @@ static int perfarchive_file(struct archive *ar, int root, const char *name,
 	close(parent);
 	if (fd < 0)
 		return err_sys(err, errno, "entry '%s'", name);
-	while ((rc = archive_read_data_block(ar, &buf, &size, &off)) ==
+	while ((rc = pa_api.read_data_block(ar, &buf, &size, &off)) ==
 	       ARCHIVE_OK) {
 		const char *p = buf;
 
@@ -173,7 +229,7 @@ static int perfarchive_file(struct archive *ar, int root, const char *name,
 		return err_sys(err, errno, "entry '%s'", name);
 	if (rc != ARCHIVE_EOF)
 		return err_set(err, ERR_CORRUPT, ERR_NO_OFF, "entry '%s': %s",
-			       name, archive_error_string(ar));
+			       name, pa_api.error_string(ar));
 	return 0;
 }
 
@@ -255,14 +311,14 @@ static int perfarchive_extract(struct archive *ar, int root,
 	size_t entries = 0;
 	int rc, depth;
 
-	while ((rc = archive_read_next_header(ar, &e)) != ARCHIVE_EOF) {
+	while ((rc = pa_api.read_next_header(ar, &e)) != ARCHIVE_EOF) {
 		const char *name, *hard;
 
 		if (rc < ARCHIVE_WARN)
 			return err_set(err, ERR_CORRUPT, ERR_NO_OFF,
 				       "not a readable archive: %s",
-				       archive_error_string(ar));
-		name = archive_entry_pathname(e);
+				       pa_api.error_string(ar));
+		name = pa_api.entry_pathname(e);
 		if (!name)
 			return err_set(err, ERR_CORRUPT, ERR_NO_OFF,
 				       "an entry without a name");
@@ -274,24 +330,24 @@ static int perfarchive_extract(struct archive *ar, int root,
 		entries++;
 		if (depth == 0)
 			continue;   /* "./" itself */
-		hard = archive_entry_hardlink(e);
+		hard = pa_api.entry_hardlink(e);
 		if (hard) {
 			if (perfarchive_hardlink(root, norm, hard, err) < 0)
 				return -1;
 			continue;
 		}
-		switch (archive_entry_filetype(e)) {
+		switch (pa_api.entry_filetype(e)) {
 		case AE_IFDIR:
 			if (perfarchive_dir_entry(root, norm, err) < 0)
 				return -1;
 			break;
 		case AE_IFREG:
 			if (perfarchive_file(ar, root, norm,
-					     archive_entry_perm(e), err) < 0)
+					     pa_api.entry_perm(e), err) < 0)
 				return -1;
 			break;
 		case AE_IFLNK: {
-			const char *t = archive_entry_symlink(e);
+			const char *t = pa_api.entry_symlink(e);
 			struct perfarchive_link *l;
 
 			if (!t || !perfarchive_link_ok(t, depth))
@@ -327,12 +383,16 @@ struct perfarchive *perfarchive_open(const char *path, struct err *err)
 {
 	struct perfarchive_link *links = NULL;
 	size_t nr_links = 0, alloc_links = 0, i;
-	struct perfarchive *a = mem_zalloc(1, sizeof(*a));
-	struct archive *ar = archive_read_new();
+	struct perfarchive *a = NULL;
+	struct archive *ar = NULL;
 	const char *tmp = getenv("TMPDIR");
 	char dir[4096];
 	int root = -1, rc = -1;
 
+	if (perfarchive_load_api(err) < 0)
+		return NULL;
+	a = mem_zalloc(1, sizeof(*a));
+	ar = pa_api.read_new();
 	if (!a || !ar) {
 		err_set(err, ERR_NOMEM, ERR_NO_OFF, "archive");
 		goto out;
@@ -354,12 +414,12 @@ struct perfarchive *perfarchive_open(const char *path, struct err *err)
 		err_sys(err, errno, "temporary directory %s", dir);
 		goto out;
 	}
-	archive_read_support_filter_all(ar);
-	archive_read_support_format_all(ar);
-	if (archive_read_open_filename(ar, path, 1 << 16) != ARCHIVE_OK) {
-		err_set(err, archive_errno(ar) == ENOENT ? ERR_IO : ERR_FORMAT,
+	pa_api.read_support_filter_all(ar);
+	pa_api.read_support_format_all(ar);
+	if (pa_api.read_open_filename(ar, path, 1 << 16) != ARCHIVE_OK) {
+		err_set(err, pa_api.errno_of(ar) == ENOENT ? ERR_IO : ERR_FORMAT,
 			ERR_NO_OFF, "cannot read the archive: %s",
-			archive_error_string(ar));
+			pa_api.error_string(ar));
 		goto out;
 	}
 	rc = perfarchive_extract(ar, root, &links, &nr_links, &alloc_links,
@@ -368,7 +428,7 @@ out:
 	if (root >= 0)
 		close(root);
 	if (ar)
-		archive_read_free(ar);
+		pa_api.read_free(ar);
 	for (i = 0; i < nr_links; i++) {
 		free(links[i].name);
 		free(links[i].target);

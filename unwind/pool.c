@@ -355,6 +355,15 @@ struct pool_copy_how {
 	bool raw;               /* records mode: the record bytes too */
 };
 
+/* Whether [p, p + len) lies in ev's record bytes (which a source holds). */
+static bool pool_in_record(const struct event *ev, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	return !len || (ev->raw && b >= ev->raw && len <= ev->raw_len &&
+			(size_t)(b - ev->raw) <= ev->raw_len - len);
+}
+
 static size_t pool_str_size(const char *s)
 {
 	return s ? pool_align(strlen(s) + 1) : 0;
@@ -375,8 +384,12 @@ static size_t pool_event_size(const struct event *ev,
 		n += pool_align(ev->raw_len);
 	switch (ev->type) {
 	case EVENT_SAMPLE:
-		n += pool_align(s->callchain_nr * 8);
-		n += pool_align(s->regs_user_nr * 8);
+		if (!how->kept ||
+		    !pool_in_record(ev, s->callchain, s->callchain_nr * 8))
+			n += pool_align(s->callchain_nr * 8);
+		if (!how->kept ||
+		    !pool_in_record(ev, s->regs_user, s->regs_user_nr * 8))
+			n += pool_align(s->regs_user_nr * 8);
 		if (!how->kept) {
 			n += pool_align(MIN(s->stack_dyn_size,
 					    s->stack_size));
@@ -440,8 +453,15 @@ static void pool_copy_event(struct pool_batch *b, const struct event *ev,
 	}
 	switch (ev->type) {
 	case EVENT_SAMPLE:
-		s->callchain = pool_copy(&at, s->callchain, s->callchain_nr * 8);
-		s->regs_user = pool_copy(&at, s->regs_user, s->regs_user_nr * 8);
+		/* arrays in the record stay there when it is kept */
+		if (!how->kept ||
+		    !pool_in_record(ev, s->callchain, s->callchain_nr * 8))
+			s->callchain = pool_copy(&at, s->callchain,
+						 s->callchain_nr * 8);
+		if (!how->kept ||
+		    !pool_in_record(ev, s->regs_user, s->regs_user_nr * 8))
+			s->regs_user = pool_copy(&at, s->regs_user,
+						 s->regs_user_nr * 8);
 		if (!how->kept) {
 			s->stack = pool_copy(&at, s->stack,
 					     MIN(s->stack_dyn_size,
