@@ -247,7 +247,7 @@ static void run_trace(void *ctx, const char *line)
 
 static int run_init_resolver(struct run *run)
 {
-	const struct perfdata_info *in = perfdata_info(run->rd);
+	const struct perfdata_info *in = source_info(run->rd);
 	const struct run_opts *o = run->opts;
 	struct resolve_opts ro = { 0 };
 	struct utsname u;
@@ -356,7 +356,7 @@ other:
  * One pass over a reader's events.  fn NULL: a prescan that only fills the
  * root caches.  Returns 0, or -1 after printing the error.
  */
-static int run_pass(struct run *run, struct perfdata_reader *rd,
+static int run_pass(struct run *run, struct source *rd,
 		    run_sample_fn fn, void *ctx)
 {
 	const struct run_opts *opts = run->opts;
@@ -364,7 +364,7 @@ static int run_pass(struct run *run, struct perfdata_reader *rd,
 	struct rsample rs;
 	int rc;
 
-	while ((rc = perfdata_next(rd, &ev)) > 0) {
+	while ((rc = source_next(rd, &ev)) > 0) {
 		if (ev.type != EVENT_SAMPLE && ev.type != EVENT_MMAP &&
 		    ev.type != EVENT_COMM && ev.type != EVENT_FORK &&
 		    ev.type != EVENT_EXIT && ev.type != EVENT_BUILD_ID)
@@ -383,7 +383,7 @@ static int run_pass(struct run *run, struct perfdata_reader *rd,
 			goto oom;
 	}
 	if (rc < 0) {
-		cmd_report_err(run->path, perfdata_err(rd));
+		cmd_report_err(run->path, source_err(rd));
 		return -1;
 	}
 	return 0;
@@ -400,23 +400,23 @@ static int run_extra_pass(struct run *run, enum resolve_pass pass,
 			  run_sample_fn fn, void *ctx)
 {
 	uint64_t others = run->other_event_samples;
-	struct perfdata_reader *rd;
+	struct source *rd;
 	struct err err;
 	int rc;
 
-	rd = perfdata_open(run->path, NULL, &err);
+	rd = source_open(run->path, &err);
 	if (!rd) {
 		cmd_report_err(run->path, &err);
 		return -1;
 	}
 	run->first_pass = pass;
 	if (!run->res_ready && run_init_resolver(run) < 0) {
-		perfdata_close(rd);
+		source_close(rd);
 		return -1;
 	}
 	resolve_begin_pass(&run->res, pass);
 	rc = run_pass(run, rd, fn, ctx);
-	perfdata_close(rd);
+	source_close(rd);
 	run->other_event_samples = others;   /* counted in one pass only */
 	run->passes++;
 	return rc;
@@ -434,12 +434,12 @@ int run_capture(struct run *run, const struct run_opts *opts,
 	run->path = path;
 	run->event_attr = -1;
 	run->first_pass = RESOLVE_SINGLE;
-	run->rd = perfdata_open(path, NULL, &err);
+	run->rd = source_open(path, &err);
 	if (!run->rd) {
 		cmd_report_err(path, &err);
 		return -1;
 	}
-	in = perfdata_info(run->rd);
+	in = source_info(run->rd);
 	seekable = strcmp(path, "-") && in->file_size != UINT64_MAX;
 	/*
 	 * Two passes over a regular file, so that a stack cut short before
@@ -476,7 +476,7 @@ int run_capture(struct run *run, const struct run_opts *opts,
 	else if (run->other_event_samples && !opts->event && !opts->quiet)
 		cmd_error("note: %s: using event '%s'; %llu samples of other "
 			  "events skipped (choose with --event)",
-			  path, perfdata_info(run->rd)->attrs[run->event_attr].name,
+			  path, source_info(run->rd)->attrs[run->event_attr].name,
 			  (unsigned long long)run->other_event_samples);
 	return 0;
 }
@@ -485,7 +485,7 @@ void run_free(struct run *run)
 {
 	if (run->res_ready)
 		resolve_release(&run->res);
-	perfdata_close(run->rd);
+	source_close(run->rd);
 	free(run->kallsyms_used);
 	memset(run, 0, sizeof(*run));
 }
@@ -498,7 +498,7 @@ static double run_pct(uint64_t n, uint64_t total)
 void run_print_stats(const struct run *run, FILE *f)
 {
 	const struct resolve_stats *st = &run->res.stats;
-	const struct perfdata_info *in = perfdata_info(run->rd);
+	const struct perfdata_info *in = source_info(run->rd);
 	const struct module *m;
 	uint64_t frames = 0;
 	unsigned i;

@@ -12,6 +12,7 @@
 #include "common/err.h"
 #include "common/stack.h"
 #include "formats/perfdata.h"
+#include "formats/source.h"
 #include "unwind/resolve.h"
 
 #define RUN_MAX_BUILDID_DIRS 16
@@ -50,7 +51,7 @@ int run_parse_option(struct run_opts *o, int c, const char *arg);
 struct run {
 	const struct run_opts *opts;
 	const char *path;
-	struct perfdata_reader *rd;
+	struct source *rd;
 	struct resolve res;
 	bool res_ready;
 	char *kallsyms_used;             /* the kernel symbols file read */
