@@ -364,15 +364,25 @@ static int run_pass(struct run *run, struct source *rd,
 	struct rsample rs;
 	int rc;
 
+	run_record_fn on_record = fn ? opts->on_record : NULL;
+
 	while ((rc = source_next(rd, &ev)) > 0) {
 		if (ev.type != EVENT_SAMPLE && ev.type != EVENT_MMAP &&
 		    ev.type != EVENT_COMM && ev.type != EVENT_FORK &&
-		    ev.type != EVENT_EXIT && ev.type != EVENT_BUILD_ID)
+		    ev.type != EVENT_EXIT && ev.type != EVENT_BUILD_ID) {
+			if (on_record && on_record(opts->record_ctx, &ev,
+						   NULL) < 0)
+				return -1;
 			continue;
+		}
 		if (!run->res_ready && run_init_resolver(run) < 0)
 			return -1;
-		if (ev.type == EVENT_SAMPLE && !run_want_sample(run, &ev))
+		if (ev.type == EVENT_SAMPLE && !run_want_sample(run, &ev)) {
+			if (on_record && on_record(opts->record_ctx, &ev,
+						   NULL) < 0)
+				return -1;
 			continue;
+		}
 		if (ev.type == EVENT_SAMPLE && opts->trace && fn)
 			fprintf(stderr, "sample pid=%d tid=%d time=%llu\n",
 				ev.pid, ev.tid, (unsigned long long)ev.time);
@@ -381,6 +391,9 @@ static int run_pass(struct run *run, struct source *rd,
 			goto oom;
 		if (rc > 0 && fn(ctx, &rs) < 0)
 			goto oom;
+		if (on_record && on_record(opts->record_ctx, &ev,
+					   rc > 0 ? &rs : NULL) < 0)
+			return -1;
 	}
 	if (rc < 0) {
 		cmd_report_err(run->path, source_err(rd));

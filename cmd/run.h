@@ -17,6 +17,18 @@
 
 #define RUN_MAX_BUILDID_DIRS 16
 
+struct rsample;
+struct event;
+
+/*
+ * Optional, for writers that carry the input's records over (perf.data):
+ * called for every record of the pass that hands out samples, in order,
+ * with the resolved sample when the record is one (else rs is NULL).
+ * Returns 0, or -1 after printing the error.
+ */
+typedef int (*run_record_fn)(void *ctx, const struct event *ev,
+			     const struct rsample *rs);
+
 struct run_opts {
 	bool no_inline, no_kernel, no_fp;
 	unsigned max_frames;
@@ -35,6 +47,8 @@ struct run_opts {
 	bool validate_stitch;            /* --validate-stitch */
 	unsigned long stitch_max_nodes;  /* --stitch-max-nodes */
 	unsigned long stitch_memory;     /* --stitch-memory MiB */
+	run_record_fn on_record;         /* see run_record_fn; NULL: none */
+	void *record_ctx;
 };
 
 /* getopt_long entries for the options above (ids >= 256). */
