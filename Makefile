@@ -31,7 +31,7 @@ COMMON_SRC = common/err.c common/mem.c common/strbuf.c common/input.c \
 FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/perfdata_feature.c formats/perfdata_order.c \
 	formats/perfdata_names.c formats/perfdata_dump.c formats/folded.c \
-	formats/script.c formats/source.c
+	formats/script.c formats/source.c formats/perfdata_write.c
 UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/a2l.c \
 	unwind/symbolize.c unwind/aspace.c unwind/unwind.c unwind/resolve.c unwind/stitch.c \
 	unwind/jit.c unwind/x86insn.c unwind/ehhdr.c unwind/ehframe.c

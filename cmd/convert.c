@@ -12,14 +12,16 @@
 #include "cmd/run.h"
 #include "common/strbuf.h"
 #include "formats/folded.h"
+#include "formats/perfdata_write.h"
 #include "formats/script.h"
 
 static const char *const convert_usage[] = {
 	"usage: restack convert [options] <input> -o <output>",
 	"",
 	"  -o, --output FILE       write here ('-' = standard output)",
-	"      --to FORMAT         folded or script (default: from the",
-	"                          output's name: .folded, .txt, .script)",
+	"      --to FORMAT         folded, script or perf (default: from the",
+	"                          output's name: .folded, .txt, .script,",
+	"                          .data; perf to '-' is pipe mode)",
 	"      --pid               first frame 'comm-pid' (folded)",
 	"      --tid               first frame 'comm-pid/tid' (folded)",
 	"      --weight W          samples (default) or period",
@@ -50,6 +52,7 @@ static void convert_help(FILE *f)
 enum convert_format {
 	FMT_FOLDED,
 	FMT_SCRIPT,
+	FMT_PERF,
 };
 
 /* Where the profile goes: a temporary file renamed on success, or stdout. */
@@ -60,6 +63,8 @@ struct convert_out {
 	int fd;
 	struct folded *fo;
 	struct strbuf sb;
+	struct perfdata_writer *pw;  /* FMT_PERF */
+	struct run *run;
 };
 
 static int convert_flush(struct convert_out *o)
@@ -92,9 +97,58 @@ static int convert_add(void *ctx, const struct rsample *s)
 
 	if (o->fmt == FMT_FOLDED)
 		return folded_add(o->fo, s);
+	if (o->fmt == FMT_PERF)
+		return 0;   /* written with its record, convert_record() */
 	script_format_sample(s, &o->sb);
 	if (o->sb.len >= 65536 && convert_flush(o) < 0)
 		return -1;
+	return 0;
+}
+
+/* perf.data output: the build-id of a module a stack passes through. */
+static unsigned convert_build_id(void *ctx, const char *module, uint8_t *bid)
+{
+	struct convert_out *o = ctx;
+	const struct module *m;
+
+	for (m = o->run->res.mc.all; m; m = m->next) {
+		if (m->build_id_size && !strcmp(m->path, module)) {
+			memcpy(bid, m->build_id, m->build_id_size);
+			return m->build_id_size;
+		}
+	}
+	return 0;
+}
+
+/* perf.data output: every input record, with its resolved sample. */
+static int convert_record(void *ctx, const struct event *ev,
+			  const struct rsample *rs)
+{
+	struct convert_out *o = ctx;
+
+	if (perfdata_writer_event(o->pw, source_info(o->run->rd), ev, rs) <
+	    0) {
+		cmd_report_err(o->path, perfdata_writer_err(o->pw));
+		return -1;
+	}
+	return 0;
+}
+
+static int convert_perf_finish(struct convert_out *o, bool quiet)
+{
+	const struct perfdata_write_stats *st;
+
+	if (perfdata_writer_finish(o->pw, source_info(o->run->rd)) < 0) {
+		cmd_report_err(o->path, perfdata_writer_err(o->pw));
+		return -1;
+	}
+	st = perfdata_writer_stats(o->pw);
+	if (st->dropped && !quiet)
+		cmd_error("note: %s: %llu AUXTRACE records not carried over",
+			  o->path, (unsigned long long)st->dropped);
+	if (st->cut_callchains && !quiet)
+		cmd_error("warning: %s: %llu callchains cut to fit a record",
+			  o->path, (unsigned long long)st->cut_callchains);
 	return 0;
 }
 
@@ -157,6 +211,8 @@ static int convert_pick_format(const char *to, const char *out,
 			*fmt = FMT_FOLDED;
 		else if (!strcmp(to, "script"))
 			*fmt = FMT_SCRIPT;
+		else if (!strcmp(to, "perf"))
+			*fmt = FMT_PERF;
 		else
 			return -1;
 		return 0;
@@ -168,6 +224,10 @@ static int convert_pick_format(const char *to, const char *out,
 		return 0;
 	if (!strcmp(dot, ".script")) {
 		*fmt = FMT_SCRIPT;
+		return 0;
+	}
+	if (!strcmp(dot, ".data")) {
+		*fmt = FMT_PERF;
 		return 0;
 	}
 	return -1;
@@ -257,8 +317,8 @@ int cmd_convert(int argc, char **argv)
 				       "convert: no output (-o FILE or -o -)");
 	if (convert_pick_format(to, out, &co.fmt) < 0)
 		return cmd_usage_error(convert_usage,
-			"convert: unsupported output format '%s' (folded or "
-			"script)", to ? to : out);
+			"convert: unsupported output format '%s' (folded, "
+			"script or perf)", to ? to : out);
 	in = argv[optind];
 	co.path = out;
 	strbuf_init(&co.sb);
@@ -268,17 +328,36 @@ int cmd_convert(int argc, char **argv)
 		return EXIT_BAD;
 	}
 	rc = convert_open(&co);
+	if (rc == 0 && co.fmt == FMT_PERF) {
+		struct err err;
+
+		co.run = &run;
+		co.pw = perfdata_writer_new(co.fd, co.fd == STDOUT_FILENO, in,
+					    convert_build_id, &co, &err);
+		if (!co.pw) {
+			cmd_report_err(out, &err);
+			convert_close(&co, false);
+			folded_free(co.fo);
+			return EXIT_BAD;
+		}
+		ro.on_record = convert_record;
+		ro.record_ctx = &co;
+	}
 	if (rc == 0) {
-		/* Script output keeps time order; folded stacks are summed. */
+		/* Script and perf output keep time order; folded stacks are
+		 * summed. */
 		rc = run_capture(&run, &ro, in,
-				 co.fmt == FMT_SCRIPT ? RUN_ORDERED : 0,
+				 co.fmt != FMT_FOLDED ? RUN_ORDERED : 0,
 				 convert_add, &co);
+		if (rc == 0 && co.pw)
+			rc = convert_perf_finish(&co, ro.quiet);
 		if (rc == 0 && stats && !ro.quiet)
 			run_print_stats(&run, stderr);
 		run_free(&run);
 		rc = convert_close(&co, rc == 0);
 	}
 	folded_free(co.fo);
+	perfdata_writer_free(co.pw);
 	strbuf_release(&co.sb);
 	return rc < 0 ? EXIT_BAD : EXIT_OK;
 }
