@@ -14,14 +14,19 @@
 #include "formats/folded.h"
 #include "formats/perfdata_write.h"
 #include "formats/script.h"
+#include "formats/syscap_write.h"
 
 static const char *const convert_usage[] = {
 	"usage: restack convert [options] <input> -o <output>",
 	"",
 	"  -o, --output FILE       write here ('-' = standard output)",
-	"      --to FORMAT         folded, script or perf (default: from the",
-	"                          output's name: .folded, .txt, .script,",
-	"                          .data; perf to '-' is pipe mode)",
+	"      --to FORMAT         folded, script, perf or sysprof (default:",
+	"                          from the output's name: .folded, .txt,",
+	"                          .script, .data, .syscap; perf to '-' is",
+	"                          pipe mode)",
+	"      --sysprof-version V sysprof output for this sysprof: 3.46",
+	"                          (default) or 45 and newer (adds build-ids",
+	"                          to MAP frames)",
 	"      --pid               first frame 'comm-pid' (folded)",
 	"      --tid               first frame 'comm-pid/tid' (folded)",
 	"      --weight W          samples (default) or period",
@@ -40,6 +45,7 @@ enum {
 	OPT_WEIGHT,
 	OPT_ANNOTATE,
 	OPT_STATS,
+	OPT_SYSPROF_VERSION,
 };
 
 static void convert_help(FILE *f)
@@ -53,6 +59,7 @@ enum convert_format {
 	FMT_FOLDED,
 	FMT_SCRIPT,
 	FMT_PERF,
+	FMT_SYSPROF,
 };
 
 /* Where the profile goes: a temporary file renamed on success, or stdout. */
@@ -64,6 +71,7 @@ struct convert_out {
 	struct folded *fo;
 	struct strbuf sb;
 	struct perfdata_writer *pw;  /* FMT_PERF */
+	struct syscap_writer *sw;    /* FMT_SYSPROF */
 	struct run *run;
 };
 
@@ -97,7 +105,7 @@ static int convert_add(void *ctx, const struct rsample *s)
 
 	if (o->fmt == FMT_FOLDED)
 		return folded_add(o->fo, s);
-	if (o->fmt == FMT_PERF)
+	if (o->fmt == FMT_PERF || o->fmt == FMT_SYSPROF)
 		return 0;   /* written with its record, convert_record() */
 	script_format_sample(s, &o->sb);
 	if (o->sb.len >= 65536 && convert_flush(o) < 0)
@@ -120,12 +128,39 @@ static unsigned convert_build_id(void *ctx, const char *module, uint8_t *bid)
 	return 0;
 }
 
-/* perf.data output: every input record, with its resolved sample. */
+/* sysprof output: the build-id of a mapped file, if the input has it. */
+static unsigned convert_map_build_id(void *ctx, const char *path,
+				     uint8_t *bid)
+{
+	struct convert_out *o = ctx;
+	const struct perfdata_info *in = source_info(o->run->rd);
+	unsigned i;
+
+	for (i = 0; i < in->nr_build_ids; i++) {
+		const struct perfdata_build_id *b = &in->build_ids[i];
+
+		if (b->size <= 20 && !strcmp(b->filename, path)) {
+			memcpy(bid, b->build_id, b->size);
+			return b->size;
+		}
+	}
+	return convert_build_id(ctx, path, bid);
+}
+
+/* perf.data and sysprof output: every input record, with its resolved
+ * sample. */
 static int convert_record(void *ctx, const struct event *ev,
 			  const struct rsample *rs)
 {
 	struct convert_out *o = ctx;
 
+	if (o->sw) {
+		if (syscap_writer_event(o->sw, ev, rs) < 0) {
+			cmd_report_err(o->path, syscap_writer_err(o->sw));
+			return -1;
+		}
+		return 0;
+	}
 	if (perfdata_writer_event(o->pw, source_info(o->run->rd), ev, rs) <
 	    0) {
 		cmd_report_err(o->path, perfdata_writer_err(o->pw));
@@ -134,9 +169,24 @@ static int convert_record(void *ctx, const struct event *ev,
 	return 0;
 }
 
-static int convert_perf_finish(struct convert_out *o, bool quiet)
+static int convert_writer_finish(struct convert_out *o, bool quiet)
 {
 	const struct perfdata_write_stats *st;
+
+	if (o->sw) {
+		const struct syscap_write_stats *ss;
+
+		if (syscap_writer_finish(o->sw) < 0) {
+			cmd_report_err(o->path, syscap_writer_err(o->sw));
+			return -1;
+		}
+		ss = syscap_writer_stats(o->sw);
+		if (ss->cut_samples && !quiet)
+			cmd_error("warning: %s: %llu stacks cut to sysprof's "
+				  "8187 addresses per sample", o->path,
+				  (unsigned long long)ss->cut_samples);
+		return 0;
+	}
 
 	if (perfdata_writer_finish(o->pw, source_info(o->run->rd)) < 0) {
 		cmd_report_err(o->path, perfdata_writer_err(o->pw));
@@ -213,6 +263,8 @@ static int convert_pick_format(const char *to, const char *out,
 			*fmt = FMT_SCRIPT;
 		else if (!strcmp(to, "perf"))
 			*fmt = FMT_PERF;
+		else if (!strcmp(to, "sysprof"))
+			*fmt = FMT_SYSPROF;
 		else
 			return -1;
 		return 0;
@@ -230,6 +282,10 @@ static int convert_pick_format(const char *to, const char *out,
 		*fmt = FMT_PERF;
 		return 0;
 	}
+	if (!strcmp(dot, ".syscap")) {
+		*fmt = FMT_SYSPROF;
+		return 0;
+	}
 	return -1;
 }
 
@@ -244,10 +300,13 @@ int cmd_convert(int argc, char **argv)
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
 		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "sysprof-version", required_argument, NULL,
+		  OPT_SYSPROF_VERSION },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	struct run_opts ro = { 0 };
 	struct folded_opts fopts = { 0 };
+	struct syscap_write_opts sopts = { 0 };
 	const char *out = NULL, *to = NULL, *in;
 	struct convert_out co = { .fd = -1 };
 	bool stats = false;
@@ -290,6 +349,19 @@ int cmd_convert(int argc, char **argv)
 		case OPT_STATS:
 			stats = true;
 			break;
+		case OPT_SYSPROF_VERSION: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (!strcmp(optarg, "3.46") || (!*end && v >= 45 &&
+							 v < 1000)) {
+				sopts.version = !*end ? (unsigned)v : 3;
+				break;
+			}
+			return cmd_usage_error(convert_usage,
+				"convert: --sysprof-version is 3.46 or a major "
+				"version from 45, not '%s'", optarg);
+		}
 		case 'h':
 			convert_help(stdout);
 			return EXIT_OK;
@@ -318,7 +390,7 @@ int cmd_convert(int argc, char **argv)
 	if (convert_pick_format(to, out, &co.fmt) < 0)
 		return cmd_usage_error(convert_usage,
 			"convert: unsupported output format '%s' (folded, "
-			"script or perf)", to ? to : out);
+			"script, perf or sysprof)", to ? to : out);
 	in = argv[optind];
 	co.path = out;
 	strbuf_init(&co.sb);
@@ -328,13 +400,19 @@ int cmd_convert(int argc, char **argv)
 		return EXIT_BAD;
 	}
 	rc = convert_open(&co);
-	if (rc == 0 && co.fmt == FMT_PERF) {
+	if (rc == 0 && (co.fmt == FMT_PERF || co.fmt == FMT_SYSPROF)) {
 		struct err err;
 
 		co.run = &run;
-		co.pw = perfdata_writer_new(co.fd, co.fd == STDOUT_FILENO, in,
-					    convert_build_id, &co, &err);
-		if (!co.pw) {
+		if (co.fmt == FMT_PERF)
+			co.pw = perfdata_writer_new(co.fd, co.fd == STDOUT_FILENO,
+						    in, convert_build_id, &co,
+						    &err);
+		else
+			co.sw = syscap_writer_new(co.fd, &sopts,
+						  convert_map_build_id, &co,
+						  &err);
+		if (!co.pw && !co.sw) {
 			cmd_report_err(out, &err);
 			convert_close(&co, false);
 			folded_free(co.fo);
@@ -349,8 +427,8 @@ int cmd_convert(int argc, char **argv)
 		rc = run_capture(&run, &ro, in,
 				 co.fmt != FMT_FOLDED ? RUN_ORDERED : 0,
 				 convert_add, &co);
-		if (rc == 0 && co.pw)
-			rc = convert_perf_finish(&co, ro.quiet);
+		if (rc == 0 && (co.pw || co.sw))
+			rc = convert_writer_finish(&co, ro.quiet);
 		if (rc == 0 && stats && !ro.quiet)
 			run_print_stats(&run, stderr);
 		run_free(&run);
@@ -358,6 +436,7 @@ int cmd_convert(int argc, char **argv)
 	}
 	folded_free(co.fo);
 	perfdata_writer_free(co.pw);
+	syscap_writer_free(co.sw);
 	strbuf_release(&co.sb);
 	return rc < 0 ? EXIT_BAD : EXIT_OK;
 }

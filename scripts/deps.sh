@@ -5,14 +5,16 @@
 #
 #   scripts/deps.sh build   # compiler, make, pkg-config, the -dev libraries
 #   scripts/deps.sh test    # build + perf, clang (fuzzing), python3, node,
-#                           # sqlite3 (test workloads)
+#                           # sqlite3 (test workloads), libsysprof-4-dev
+#                           # (sysprof output validator), sysprof + dbus
+#                           # (sysprof-cli recordings)
 set -u
 what=${1:-build}
 
 pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev libdebuginfod-dev libtraceevent-dev libiberty-dev"
 case $what in
 build) ;;
-test) pkgs="$pkgs linux-perf clang python3 binutils time nodejs sqlite3" ;;
+test) pkgs="$pkgs linux-perf clang python3 binutils time nodejs sqlite3 libsysprof-4-dev sysprof dbus" ;;
 *) echo "deps.sh: unknown set '$what' (build or test)" >&2; exit 64 ;;
 esac
 

@@ -1,0 +1,102 @@
+#!/bin/bash
+# sysprof.sh - sysprof capture output (`--to sysprof`): Debian's
+# libsysprof-capture (tests/tools/syscap_validate.c) reads every frame of
+# restack's output and finds the samples and stacks restack resolved, and
+# perf.data -> sysprof -> folded equals perf.data -> folded.
+. "$(dirname "$0")/lib.sh"
+
+need_perf
+cc=$(command -v cc || command -v gcc) || skip_all "no C compiler"
+validate=$BUILD/tests/syscap_validate
+
+home=$T/home
+"$cc" -O2 -g -fomit-frame-pointer -fPIC -shared -o "$T/libwork.so" \
+	"$TESTDATA/src/libwork.c" -lm || skip_all "cannot build libwork.so"
+"$cc" -O2 -g -fomit-frame-pointer -o "$T/threads" "$TESTDATA/src/threads.c" \
+	-L"$T" -lwork -Wl,-rpath,"$T" -lpthread || skip_all "cannot build threads"
+
+restack_clean() {
+	env -i PATH=/usr/bin:/bin HOME="$home" "$RESTACK" "$@"
+}
+
+# expected SCRIPT: the SAMPLE lines syscap_validate should print, from
+# restack's --no-inline script output: kernel frames after K, user frames
+# after U, times in microseconds.
+expected() {
+	awk '
+	function out() { if (hdr != "") print hdr (k != "" ? " K" k : "") (u != "" ? " U" u : "") }
+	/^[^\t]/ && NF {
+		out()
+		split($(NF - 4), p, "/"); t = $(NF - 2); sub(/:$/, "", t)
+		hdr = "sample " p[1] " " p[2] " " t; k = ""; u = ""; next
+	}
+	/^\t/ {
+		if ($NF == "marker") next
+		if ($NF == "kernel") k = k " " $1; else u = u " " $1
+		next
+	}
+	END { out() }' "$1"
+}
+
+# found VALIDATE-OUTPUT: its SAMPLE lines with times in microseconds.
+found() {
+	awk '$1 == "sample" {
+		t = $4; $4 = substr(t, 1, length(t) - 9) "." substr(t, length(t) - 8, 6)
+		print }' "$1"
+}
+
+d=$T/threads.data
+if ! record -e cpu-clock -F 2000 --call-graph dwarf -o "$d" \
+	-- "$T/threads" 1500 >/dev/null; then
+	fail "threads: perf record"
+	done_testing
+fi
+
+if restack_clean convert "$d" -o "$T/out.syscap" 2>"$T/conv.err"; then
+	ok "convert to .syscap"
+else
+	fail "convert to .syscap" "$(cat "$T/conv.err")"
+	done_testing
+fi
+check "the output starts with sysprof's magic and version 1" \
+	grep -q '^5e97cafd01' <(head -c 5 "$T/out.syscap" | od -An -tx1 | tr -d ' \n')
+
+if [ -x "$validate" ]; then
+	if "$validate" "$T/out.syscap" >"$T/val.txt" 2>"$T/val.err"; then
+		ok "libsysprof-capture reads every frame ($(grep '^frames' "$T/val.txt"))"
+	else
+		fail "libsysprof-capture reads every frame" "$(cat "$T/val.err")" \
+			"$(grep -v '^sample' "$T/val.txt")"
+	fi
+	restack_clean convert "$d" --no-inline --to script -o "$T/orig.script"
+	expected "$T/orig.script" >"$T/want.txt"
+	found "$T/val.txt" >"$T/got.txt"
+	check "samples to compare ($(wc -l <"$T/want.txt"))" \
+		test "$(wc -l <"$T/want.txt")" -gt 100
+	same_file "$T/want.txt" "$T/got.txt" \
+		"libsysprof-capture finds restack's samples and stacks, in order"
+	check "PROCESS, FORK, EXIT and MAP frames are there" \
+		bash -c "grep -q '^type process' '$T/val.txt' &&
+			 grep -q '^type fork' '$T/val.txt' &&
+			 grep -q '^type exit' '$T/val.txt' &&
+			 grep -q '^type map' '$T/val.txt'"
+	restack_clean convert "$d" --sysprof-version 46 -o "$T/v46.syscap"
+	check "--sysprof-version 46: still frames libsysprof-capture reads" \
+		"$validate" "$T/v46.syscap"
+	check "--sysprof-version 46: MAP frames carry @build-id" \
+		grep -qa "libwork.so.@[0-9a-f]\{40\}" "$T/v46.syscap"
+	check "3.46 output: no build-id after MAP names" \
+		bash -c "! grep -qa '@[0-9a-f]\{40\}' '$T/out.syscap'"
+else
+	skip "libsysprof-capture checks" "no $validate (libsysprof-4-dev)"
+fi
+
+restack_clean convert "$d" --to sysprof -o - >"$T/stdout.syscap"
+check "-o - --to sysprof writes the same frames (times in the header aside)" \
+	cmp -s <(tail -c +257 "$T/out.syscap") <(tail -c +257 "$T/stdout.syscap")
+restack_clean convert "$d" -o "$T/again.syscap"
+same_file "$T/out.syscap" "$T/again.syscap" "sysprof output is deterministic"
+restack_clean convert "$d" --sysprof-version 3.0 -o "$T/x.syscap" 2>/dev/null
+is "$?" 64 "an unknown --sysprof-version is a usage error"
+
+done_testing
