@@ -155,7 +155,8 @@ static int convert_record(void *ctx, const struct event *ev,
 	struct convert_out *o = ctx;
 
 	if (o->sw) {
-		if (syscap_writer_event(o->sw, ev, rs) < 0) {
+		if (syscap_writer_event(o->sw, source_info(o->run->rd), ev,
+					 rs) < 0) {
 			cmd_report_err(o->path, syscap_writer_err(o->sw));
 			return -1;
 		}

@@ -6,11 +6,38 @@
 
 #include "formats/source.h"
 
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/syscap.h"
+#include "formats/syscap_read.h"
+
 
 struct source {
 	enum source_format fmt;
 	struct perfdata_reader *pd;
+	struct syscap_reader *sc;
 };
+
+/* The format a file starts with; standard input is always perf.data. */
+static enum source_format source_sniff(const char *path)
+{
+	uint8_t head[8];
+	ssize_t n = 0;
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return SOURCE_PERFDATA;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, head, sizeof(head));
+		close(fd);
+	}
+	if (n > 0 && syscap_probe(head, (size_t)n))
+		return SOURCE_SYSPROF;
+	return SOURCE_PERFDATA;
+}
 
 struct source *source_open(const char *path, struct err *err)
 {
@@ -20,9 +47,12 @@ struct source *source_open(const char *path, struct err *err)
 		err_set(err, ERR_NOMEM, ERR_NO_OFF, "out of memory");
 		return NULL;
 	}
-	s->fmt = SOURCE_PERFDATA;
-	s->pd = perfdata_open(path, NULL, err);
-	if (!s->pd) {
+	s->fmt = source_sniff(path);
+	if (s->fmt == SOURCE_SYSPROF)
+		s->sc = syscap_open(path, err);
+	else
+		s->pd = perfdata_open(path, NULL, err);
+	if (!s->pd && !s->sc) {
 		free(s);
 		return NULL;
 	}
@@ -31,7 +61,7 @@ struct source *source_open(const char *path, struct err *err)
 
 int source_next(struct source *s, struct event *ev)
 {
-	return perfdata_next(s->pd, ev);
+	return s->sc ? syscap_next(s->sc, ev) : perfdata_next(s->pd, ev);
 }
 
 enum source_format source_format(const struct source *s)
@@ -41,12 +71,12 @@ enum source_format source_format(const struct source *s)
 
 const struct perfdata_info *source_info(const struct source *s)
 {
-	return perfdata_info(s->pd);
+	return s->sc ? syscap_info(s->sc) : perfdata_info(s->pd);
 }
 
 const struct err *source_err(const struct source *s)
 {
-	return perfdata_err(s->pd);
+	return s->sc ? syscap_err(s->sc) : perfdata_err(s->pd);
 }
 
 struct perfdata_reader *source_perfdata(const struct source *s)
@@ -59,5 +89,6 @@ void source_close(struct source *s)
 	if (!s)
 		return;
 	perfdata_close(s->pd);
+	syscap_close(s->sc);
 	free(s);
 }

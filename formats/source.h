@@ -4,7 +4,7 @@
  * common/event.h in time order.
  *
  * Formats: perf.data (file and pipe mode; standard input is always read
- * as perf.data).  The capture's metadata comes as a struct perfdata_info
+ * as perf.data) and sysprof captures (regular files only).  The capture's metadata comes as a struct perfdata_info
  * whatever the format (fields a format does not have are zero or NULL).
  */
 #ifndef RESTACK_FORMATS_SOURCE_H
@@ -16,6 +16,7 @@
 
 enum source_format {
 	SOURCE_PERFDATA,
+	SOURCE_SYSPROF,
 };
 
 struct source;

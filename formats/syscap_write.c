@@ -80,20 +80,6 @@ static void sw_header(const struct syscap_writer *w, uint8_t *h)
 	memcpy(h + 80, &t1, 8);
 }
 
-static int sw_begin(struct syscap_writer *w, int64_t time)
-{
-	uint8_t h[SYSCAP_HEADER_SIZE];
-
-	w->begun = true;
-	w->first_time = w->last_time = time;
-	w->have_time = true;
-	sw_header(w, h);
-	if (w->seekable)   /* written again at the end with the end time */
-		memset(h + 80, 0, 8);
-	strbuf_add(&w->out, h, sizeof(h));
-	return 0;
-}
-
 /* Starts a frame of len payload-and-header bytes (rounded up to 8). */
 static uint8_t *sw_frame(struct syscap_writer *w, enum syscap_frame_type type,
 			 size_t len, int16_t cpu, int32_t pid, int64_t time)
@@ -128,6 +114,46 @@ static int sw_put_frame(struct syscap_writer *w)
 	w->st.frames++;
 	if (w->out.len >= SW_FLUSH_AT)
 		return sw_flush(w);
+	return 0;
+}
+
+/* METADATA: key char[40] at 24, NUL-terminated value at 64. */
+static int sw_metadata(struct syscap_writer *w, int64_t time, const char *key,
+		       const char *val)
+{
+	size_t n = strlen(val) + 1;
+	uint8_t *f;
+
+	if (!val[0] || n > SYSCAP_FRAME_MAX - 64)
+		return 0;
+	f = sw_frame(w, SYSCAP_METADATA, 64 + n, -1, -1, time);
+	if (!f)
+		return -1;
+	memcpy(f + 24, key, strlen(key));
+	memcpy(f + 64, val, n);
+	return sw_put_frame(w);
+}
+
+static int sw_begin(struct syscap_writer *w, const struct perfdata_info *in,
+		    int64_t time)
+{
+	uint8_t h[SYSCAP_HEADER_SIZE];
+
+	w->begun = true;
+	w->first_time = w->last_time = time;
+	w->have_time = true;
+	sw_header(w, h);
+	if (w->seekable)   /* written again at the end with the end time */
+		memset(h + 80, 0, 8);
+	strbuf_add(&w->out, h, sizeof(h));
+	if (in && in->hostname &&
+	    sw_metadata(w, time, "hostname", in->hostname) < 0)
+		return -1;
+	if (in && in->osrelease &&
+	    sw_metadata(w, time, "uname.release", in->osrelease) < 0)
+		return -1;
+	if (in && in->arch && sw_metadata(w, time, "uname.machine", in->arch) < 0)
+		return -1;
 	return 0;
 }
 
@@ -267,8 +293,9 @@ static int sw_sample(struct syscap_writer *w, const struct event *ev,
 	return sw_put_frame(w);
 }
 
-int syscap_writer_event(struct syscap_writer *w, const struct event *ev,
-			const struct rsample *rs)
+int syscap_writer_event(struct syscap_writer *w,
+			const struct perfdata_info *in,
+			const struct event *ev, const struct rsample *rs)
 {
 	int64_t time;
 	int16_t cpu = ev->cpu >= 0 && ev->cpu < 32768 ? (int16_t)ev->cpu : -1;
@@ -282,7 +309,7 @@ int syscap_writer_event(struct syscap_writer *w, const struct event *ev,
 	} else {
 		time = w->have_time ? w->last_time : 0;
 	}
-	if (!w->begun && sw_begin(w, time) < 0)
+	if (!w->begun && sw_begin(w, in, time) < 0)
 		return -1;
 	switch (ev->type) {
 	case EVENT_SAMPLE:
@@ -324,7 +351,7 @@ int syscap_writer_finish(struct syscap_writer *w)
 {
 	uint8_t h[SYSCAP_HEADER_SIZE];
 
-	if (!w->begun && sw_begin(w, 0) < 0)
+	if (!w->begun && sw_begin(w, NULL, 0) < 0)
 		return -1;
 	if (sw_flush(w) < 0)
 		return -1;

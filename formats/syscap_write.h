@@ -2,7 +2,9 @@
  * syscap_write.h - writes a sysprof capture from a capture's events and
  * resolved samples.
  *
- * Frames (types 1-15 only, so sysprof 3.46 opens the file): PROCESS for a
+ * Frames (types 1-15 only, so sysprof 3.46 opens the file): METADATA
+ * (hostname, uname.release, uname.machine, as current sysprof names them),
+ * PROCESS for a
  * process's name (COMM of a thread whose tid is its pid), FORK (frame pid =
  * parent tid, child = new tid), EXIT (processes only), MAP for executable
  * user mappings (with "@build-id" after the name's NUL when the target is
@@ -60,10 +62,14 @@ struct syscap_writer *syscap_writer_new(int fd,
 
 /*
  * Takes the next event, in time order, with its resolved sample when it
- * is one (else rs is NULL).  Returns 0, or -1 (syscap_writer_err()).
+ * is one (else rs is NULL).  in is the input's metadata (its hostname, OS
+ * release and architecture go to METADATA frames first, so kernel symbols
+ * are chosen the same way when the capture is read back).  Returns 0, or
+ * -1 (syscap_writer_err()).
  */
-int syscap_writer_event(struct syscap_writer *w, const struct event *ev,
-			const struct rsample *rs);
+int syscap_writer_event(struct syscap_writer *w,
+			const struct perfdata_info *in,
+			const struct event *ev, const struct rsample *rs);
 
 /* Flushes and fills in the header.  Returns 0 or -1. */
 int syscap_writer_finish(struct syscap_writer *w);
