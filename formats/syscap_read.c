@@ -16,6 +16,7 @@
 #include "formats/syscap_read.h"
 
 #include "common/cur.h"
+#include "common/hashmap.h"
 #include "common/mem.h"
 #include "formats/syscap.h"
 
@@ -27,6 +28,7 @@
 struct sr_ent {
 	int64_t time;
 	uint64_t off;
+	bool late;              /* not a MAP or PROCESS frame */
 };
 
 struct syscap_reader {
@@ -45,6 +47,9 @@ struct syscap_reader {
 	uint64_t *scratch;      /* callchain or registers, host order */
 	size_t scratch_alloc;
 	char comm[256];
+	struct hashmap comms;   /* pid -> its command name (owned) */
+	struct hashmap tids;    /* tids named so far */
+	bool named;             /* the next entry's thread was just named */
 };
 
 bool syscap_probe(const void *head, size_t len)
@@ -166,6 +171,8 @@ static int sr_ent_cmp(const void *a, const void *b)
 {
 	const struct sr_ent *x = a, *y = b;
 
+	if (x->late != y->late)
+		return x->late ? 1 : -1;
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
 	return (x->off > y->off) - (x->off < y->off);
@@ -232,6 +239,8 @@ static int sr_index(struct syscap_reader *r)
 					       "frame index");
 			r->ents[r->nr_ents].time = time;
 			r->ents[r->nr_ents].off = off;
+			r->ents[r->nr_ents].late = type != SYSCAP_MAP &&
+						   type != SYSCAP_PROCESS;
 			r->nr_ents++;
 			if (type == SYSCAP_STACK_USER)
 				r->attr.sample_type |= SR_PERF_DWARF_BITS;
@@ -262,21 +271,25 @@ static uint64_t *sr_scratch(struct syscap_reader *r, size_t n)
 	return r->scratch;
 }
 
-/* A command name from a PROCESS frame's command line. */
+/*
+ * A command name from a PROCESS frame: a perf COMM (15 characters at
+ * most) as it is, else a command line (a /proc scan's): the basename of
+ * its first word, cut to 15 characters as the kernel's comm.
+ */
 static const char *sr_comm(struct syscap_reader *r, const char *cmdline)
 {
 	size_t n = strcspn(cmdline, " ");
 	const char *base = cmdline;
 	size_t i;
 
-	if (!memchr(cmdline, '/', n) || cmdline[0] != '/')
+	if (strlen(cmdline) <= 15)
 		return cmdline;
 	for (i = 0; i < n; i++)
 		if (cmdline[i] == '/')
 			base = cmdline + i + 1;
 	n -= (size_t)(base - cmdline);
 	if (n > 15)
-		n = 15;   /* as the kernel's comm */
+		n = 15;
 	memcpy(r->comm, base, n);
 	r->comm[n] = 0;
 	return r->comm;
@@ -361,6 +374,47 @@ static int sr_stack_user(struct syscap_reader *r, struct cur *c, uint64_t off,
 	return 0;
 }
 
+/*
+ * A sample's thread never named (sysprof has no per-thread names and 3.46
+ * writes no FORK for threads) takes its process's name, as a new thread
+ * inherits it: a COMM event first, then the sample again.  Returns true
+ * when *ev is that COMM (ev->comm.comm NULL: out of memory).
+ */
+static bool sr_name_thread(struct syscap_reader *r, const struct sr_ent *e,
+			   struct event *ev)
+{
+	uint8_t type = r->data[e->off + 16];
+	struct cur c = sr_cur(r, e->off, 64);
+	int32_t pid, tid;
+	void *v;
+
+	if (r->named || (type != SYSCAP_SAMPLE && type != SYSCAP_STACK_USER)) {
+		r->named = false;
+		return false;
+	}
+	cur_skip(&c, 4);
+	pid = (int32_t)cur_u32(&c);
+	cur_skip(&c, type == SYSCAP_SAMPLE ? 20 : 24);
+	tid = (int32_t)cur_u32(&c);
+	if (pid == tid || hashmap_get(&r->tids, (uint64_t)(uint32_t)tid, &v) ||
+	    !hashmap_get(&r->comms, (uint64_t)(uint32_t)pid, &v))
+		return false;
+	memset(ev, 0, sizeof(*ev));
+	ev->type = EVENT_COMM;
+	ev->rec_type = SYSCAP_PROCESS;
+	ev->pid = pid;
+	ev->tid = tid;
+	ev->cpu = -1;
+	ev->time = e->time < 0 ? 0 : (uint64_t)e->time;
+	ev->file_off = e->off;
+	ev->comm.comm = v;
+	if (hashmap_put(&r->tids, (uint64_t)(uint32_t)tid, NULL) < 0)
+		ev->comm.comm = NULL;
+	r->named = true;
+	r->next--;      /* the sample comes next */
+	return true;
+}
+
 int syscap_next(struct syscap_reader *r, struct event *ev)
 {
 	const struct sr_ent *e;
@@ -371,6 +425,8 @@ int syscap_next(struct syscap_reader *r, struct event *ev)
 	if (r->next >= r->nr_ents)
 		return 0;
 	e = &r->ents[r->next++];
+	if (sr_name_thread(r, e, ev))
+		return ev->comm.comm ? 1 : -1;
 	c = sr_cur(r, e->off, SYSCAP_FRAME_HEADER_SIZE);
 	len = cur_u16(&c);
 	memset(ev, 0, sizeof(*ev));
@@ -427,16 +483,31 @@ int syscap_next(struct syscap_reader *r, struct event *ev)
 		}
 		return 1;
 	}
-	case SYSCAP_PROCESS:
+	case SYSCAP_PROCESS: {
+		char *old = NULL, *name;
+		void *v;
+
 		ev->type = EVENT_COMM;
 		ev->comm.comm = sr_comm(r, (const char *)r->data + e->off + 24);
+		name = mem_strdup(ev->comm.comm);
+		if (hashmap_get(&r->comms, (uint64_t)(uint32_t)ev->pid, &v))
+			old = v;
+		if (!name || hashmap_put(&r->comms, (uint64_t)(uint32_t)ev->pid,
+					 name) < 0) {
+			free(name);
+			return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF, "names");
+		}
+		free(old);
 		return 1;
+	}
 	case SYSCAP_FORK:
 		ev->type = EVENT_FORK;
 		ev->fork.ptid = ev->pid;
 		ev->fork.ppid = ev->pid;
 		ev->fork.time = ev->time;
 		ev->pid = ev->tid = (int32_t)cur_u32(&c);
+		if (hashmap_put(&r->tids, (uint64_t)(uint32_t)ev->tid, NULL) < 0)
+			return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF, "tids");
 		return 1;
 	case SYSCAP_EXIT:
 		ev->type = EVENT_EXIT;
@@ -557,6 +628,16 @@ void syscap_close(struct syscap_reader *r)
 		return;
 	if (r->map)
 		munmap(r->map, r->map_len);
+	{
+		size_t pos = 0;
+		uint64_t key;
+		void *v;
+
+		while (hashmap_iter(&r->comms, &pos, &key, &v))
+			free(v);
+	}
+	hashmap_release(&r->comms);
+	hashmap_release(&r->tids);
 	free(r->ents);
 	free(r->scratch);
 	free(r->info.hostname);

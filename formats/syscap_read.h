@@ -3,8 +3,9 @@
  * either byte order) producing the events of common/event.h in time
  * order.
  *
- * Frames become events: PROCESS -> COMM (the command's name: the basename
- * of the command line's first word when that is a path), FORK (frame pid
+ * Frames become events: PROCESS -> COMM (the name as it is when it fits a
+ * comm's 15 characters, else the basename of the command line's first
+ * word; a thread seen first in a sample takes its process's), FORK (frame pid
  * = parent tid, child = new tid) -> FORK, EXIT -> EXIT, MAP -> MMAP (with
  * the "@build-id" suffix when present), SAMPLE -> a sample with the
  * frame's addresses as its callchain (a USER context first when the list
@@ -14,7 +15,9 @@
  * read first (they often come after the samples using them) and counted;
  * their keys are not named yet.
  * METADATA "hostname", "uname.release" and "uname.machine" fill the info.
- * Frames are delivered sorted by time (file order for equal times);
+ * MAP and PROCESS frames are delivered first (sysprof builds a process's
+ * address space from all of them: /proc scans are often written after the
+ * samples), then the others sorted by time (file order for equal times);
  * unknown frame types and frame-index TIMESTAMPs are skipped and counted.
  * The whole file is mapped; standard input is not supported.
  */
