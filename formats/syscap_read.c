@@ -259,7 +259,8 @@ static int sr_index(struct syscap_reader *r)
 		}
 		off += len;
 	}
-	qsort(r->ents, r->nr_ents, sizeof(*r->ents), sr_ent_cmp);
+	if (r->nr_ents)
+		qsort(r->ents, r->nr_ents, sizeof(*r->ents), sr_ent_cmp);
 	return 0;
 }
 

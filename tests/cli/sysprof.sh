@@ -109,6 +109,23 @@ restack_clean convert "$T/out.syscap" --no-inline -o "$T/rt-ni.folded"
 same_file <(unmark "$T/direct-ni.folded") <(unmark "$T/rt-ni.folded") \
 	"the same with --no-inline"
 
+# The same capture in the other byte order (as a big-endian sysprof
+# writes it) reads the same.
+python3 "$TOP/tests/tools/syscap_swap.py" "$T/out.syscap" "$T/be.syscap"
+restack_clean convert "$T/be.syscap" -o "$T/be.folded"
+same_file "$T/rt.folded" "$T/be.folded" "a big-endian capture reads the same"
+
+# eu-stacktrace's raw user stacks (type 18), made from the perf capture's
+# DWARF samples: unwound like them (no kernel part: type 18 has none).
+python3 "$TOP/tests/tools/mkstack18.py" "$d" "$T/s18.syscap"
+restack_clean convert "$d" --no-kernel -o "$T/nokernel.folded"
+if restack_clean convert "$T/s18.syscap" -o "$T/s18.folded" 2>"$T/s18.err"; then
+	same_file "$T/nokernel.folded" "$T/s18.folded" \
+		"type-18 user stacks unwind to the perf capture's stacks"
+else
+	fail "type-18 capture converts" "$(cat "$T/s18.err")"
+fi
+
 restack_clean convert "$d" --to sysprof -o - >"$T/stdout.syscap"
 check "-o - --to sysprof writes the same frames (times in the header aside)" \
 	cmp -s <(tail -c +257 "$T/out.syscap") <(tail -c +257 "$T/stdout.syscap")
