@@ -73,6 +73,7 @@ struct convert_out {
 	struct perfdata_writer *pw;  /* FMT_PERF */
 	struct syscap_writer *sw;    /* FMT_SYSPROF */
 	struct run *run;
+	bool text_done;              /* perfdata_writer_set_kernel_text() */
 };
 
 static int convert_flush(struct convert_out *o)
@@ -128,6 +129,27 @@ static unsigned convert_build_id(void *ctx, const char *module, uint8_t *bid)
 	return 0;
 }
 
+/* The kernel's _text address from a kallsyms file, or 0. */
+static uint64_t convert_kernel_text(const char *kallsyms)
+{
+	char line[512];
+	uint64_t text = 0;
+	FILE *f = kallsyms ? fopen(kallsyms, "re") : NULL;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *end;
+		uint64_t a = strtoull(line, &end, 16);
+
+		if (!strcmp(end, " T _text\n")) {
+			text = a;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return text;
+}
+
 /* sysprof output: the build-id of a mapped file, if the input has it. */
 static unsigned convert_map_build_id(void *ctx, const char *path,
 				     uint8_t *bid)
@@ -161,6 +183,11 @@ static int convert_record(void *ctx, const struct event *ev,
 			return -1;
 		}
 		return 0;
+	}
+	if (!o->text_done && o->run->res_ready) {
+		o->text_done = true;
+		perfdata_writer_set_kernel_text(o->pw, convert_kernel_text(
+						       o->run->kallsyms_used));
 	}
 	if (perfdata_writer_event(o->pw, source_info(o->run->rd), ev, rs) <
 	    0) {
@@ -407,8 +434,9 @@ int cmd_convert(int argc, char **argv)
 		co.run = &run;
 		if (co.fmt == FMT_PERF)
 			co.pw = perfdata_writer_new(co.fd, co.fd == STDOUT_FILENO,
-						    in, convert_build_id, &co,
-						    &err);
+						    in,
+						    source_sniff(in) == SOURCE_SYSPROF,
+						    convert_build_id, &co, &err);
 		else
 			co.sw = syscap_writer_new(co.fd, &sopts,
 						  convert_map_build_id, &co,

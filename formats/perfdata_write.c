@@ -15,6 +15,7 @@
 #include "common/mem.h"
 #include "common/strbuf.h"
 #include "formats/perfdata_internal.h"
+#include "formats/perfdata_synth.h"
 
 #define PW_HEADER_SIZE 104
 #define PW_FLUSH_AT (1u << 20)
@@ -56,6 +57,9 @@ struct perfdata_writer {
 	struct perfdata_write_stats st;
 	bool begun;
 	bool in_pipe;
+	bool synth;             /* the input's records are not perf.data */
+	bool kernel_mapped;     /* synth: the kernel MMAP is written */
+	uint64_t kernel_text;   /* synth: the kernel's _text, 0 unknown */
 
 	struct strbuf out;
 	uint64_t pos;           /* output offset of out's first byte */
@@ -73,6 +77,9 @@ struct perfdata_writer {
 
 	uint8_t *rec;           /* scratch for a rewritten sample */
 	size_t rec_alloc;
+	uint64_t *cc;           /* scratch for a callchain */
+	size_t cc_alloc;
+	struct strbuf syn;      /* a synthesized record */
 };
 
 static uint64_t pw_rd64(const uint8_t *p)
@@ -500,6 +507,46 @@ static int pw_pipe_preamble(struct perfdata_writer *w,
 	return 0;
 }
 
+/* Attrs and string features for an input that is not perf.data. */
+static int pw_synth_meta(struct perfdata_writer *w,
+			 const struct perfdata_info *in)
+{
+	const char *strs[3] = { in->hostname, in->osrelease, in->arch };
+	static const unsigned ids[3] = { PD_FEAT_HOSTNAME, PD_FEAT_OSRELEASE,
+					 PD_FEAT_ARCH };
+	uint8_t attr[PERFDATA_SYNTH_ATTR_SIZE];
+	unsigned i;
+
+	for (i = 0; i < in->nr_attrs; i++) {
+		perfdata_synth_attr(&in->attrs[i], attr);
+		if (pw_add_attr(w, attr, sizeof(attr), NULL, 0) < 0)
+			return -1;
+	}
+	for (i = 0; i < 3; i++) {
+		struct strbuf sb;
+		uint8_t *data;
+
+		if (!strs[i])
+			continue;
+		strbuf_init(&sb);
+		perfdata_synth_string(strs[i], &sb);
+		data = malloc(sb.len);
+		if (!data || sb.oom) {
+			free(data);
+			strbuf_release(&sb);
+			return err_set(&w->err, ERR_NOMEM, ERR_NO_OFF,
+				       "features");
+		}
+		memcpy(data, sb.buf, sb.len);
+		if (pw_add_feat(w, ids[i], data, sb.len) < 0) {
+			strbuf_release(&sb);
+			return -1;
+		}
+		strbuf_release(&sb);
+	}
+	return 0;
+}
+
 static int pw_begin(struct perfdata_writer *w, const struct perfdata_info *in)
 {
 	static const char magic[8] = "PERFILE2";
@@ -513,7 +560,10 @@ static int pw_begin(struct perfdata_writer *w, const struct perfdata_info *in)
 			       "%s: perf.data output from an input in the "
 			       "other byte order is not supported",
 			       w->in_path);
-	if (!in->pipe) {
+	if (w->synth) {
+		if (pw_synth_meta(w, in) < 0)
+			return -1;
+	} else if (!in->pipe) {
 		fd = strcmp(w->in_path, "-") ?
 			     open(w->in_path, O_RDONLY | O_CLOEXEC) : 0;
 		if (fd < 0)
@@ -532,7 +582,7 @@ static int pw_begin(struct perfdata_writer *w, const struct perfdata_info *in)
 		memcpy(h + 8, &sixteen, 8);
 		if (pw_put(w, h, 16) < 0)
 			return -1;
-		return in->pipe ? 0 : pw_pipe_preamble(w, in);
+		return in->pipe && !w->synth ? 0 : pw_pipe_preamble(w, in);
 	}
 	/* File mode: the header is written again at the end. */
 	return pw_put(w, h, sizeof(h));
@@ -685,63 +735,80 @@ static int pw_sample_layout(const uint8_t *rec, size_t len,
 }
 
 /*
- * A DWARF sample with the callchain: the recorded kernel part, then the
- * user frames of rs (none when rs is NULL).
+ * The callchain of a written sample, in w->cc: the recorded kernel part
+ * (entries before any user context), then PERF_CONTEXT_USER, the ip and
+ * the callers of rs (none when rs is NULL), at most room entries (the
+ * user part is cut, and counted, to fit).  Returns the count, or -1.
  */
-static int pw_sample(struct perfdata_writer *w, const struct event *ev,
-		     const struct rsample *rs)
+static int64_t pw_callchain(struct perfdata_writer *w, const struct event *ev,
+			    const struct rsample *rs, uint64_t room)
 {
 	const struct event_sample *s = &ev->sample;
-	const uint8_t *rec = ev->raw;
-	struct pw_layout l;
-	uint64_t nk = 0, nu = 0, nr, i, room;
-	size_t len, off;
-	uint8_t *p;
+	uint64_t nk, nu = 0, i, n = 0;
 
-	if (pw_sample_layout(rec, ev->raw_len, ev->attr, &l) < 0)
-		return err_set(&w->err, ERR_CORRUPT, ev->file_off,
-			       "SAMPLE does not match its sample_type");
-	/* The kernel part: entries before any user context. */
 	for (nk = 0; nk < s->callchain_nr; nk++) {
 		uint64_t ip = s->callchain[nk];
 
 		if (ip == EVENT_CONTEXT_USER || ip == EVENT_CONTEXT_GUEST_USER)
 			break;
 	}
-	if (rs)
-		nu = rs->nr_frames - rs->nr_kernel;
-	len = l.cc + 8 + (l.us - l.cc_end) + (ev->raw_len - l.us_end);
-	/* What is left of 64 KiB for the entries. */
-	room = len + 8 * nk < 0xffff ? (0xffff - len - 8 * nk) / 8 : 0;
-	if (nu && nu + 1 > room) {
-		w->st.cut_callchains++;
-		nu = room > 1 ? room - 1 : 0;
-	}
 	if (nk > room)
 		return err_set(&w->err, ERR_UNSUPPORTED, ev->file_off,
 			       "SAMPLE callchain does not fit");
-	nr = nk + (nu ? nu + 1 : 0);
-	len += 8 * nr;
+	if (rs)
+		nu = rs->nr_frames - rs->nr_kernel;
+	if (nu && nk + nu + 1 > room) {
+		w->st.cut_callchains++;
+		nu = room - nk > 1 ? room - nk - 1 : 0;
+	}
+	if (mem_grow(&w->cc, &w->cc_alloc, sizeof(*w->cc),
+		     (size_t)(nk + nu + 1)) < 0)
+		return err_set(&w->err, ERR_NOMEM, ERR_NO_OFF, "callchain");
+	for (i = 0; i < nk; i++)
+		w->cc[n++] = s->callchain[i];
+	if (nu) {
+		w->cc[n++] = EVENT_CONTEXT_USER;
+		for (i = 0; i < nu; i++) {
+			uint64_t pc = rs->frames[rs->nr_kernel + i].pc;
+
+			/* Callers: the call instruction, as perf's DWARF
+			 * unwinder reports them. */
+			w->cc[n++] = i == 0 || pc == 0 ? pc : pc - 1;
+		}
+	}
+	return (int64_t)n;
+}
+
+/*
+ * A DWARF sample with the callchain of pw_callchain(), without REGS_USER
+ * and STACK_USER; the rest of the record as it was.
+ */
+static int pw_sample(struct perfdata_writer *w, const struct event *ev,
+		     const struct rsample *rs)
+{
+	const uint8_t *rec = ev->raw;
+	struct pw_layout l;
+	int64_t nr;
+	size_t len, off;
+	uint8_t *p;
+
+	if (pw_sample_layout(rec, ev->raw_len, ev->attr, &l) < 0)
+		return err_set(&w->err, ERR_CORRUPT, ev->file_off,
+			       "SAMPLE does not match its sample_type");
+	len = l.cc + 8 + (l.us - l.cc_end) + (ev->raw_len - l.us_end);
+	nr = pw_callchain(w, ev, rs, len < 0xffff ? (0xffff - len) / 8 : 0);
+	if (nr < 0)
+		return -1;
+	len += 8 * (size_t)nr;
 	if (mem_grow(&w->rec, &w->rec_alloc, 1, len) < 0)
 		return err_set(&w->err, ERR_NOMEM, ERR_NO_OFF, "sample");
 	p = w->rec;
 	memcpy(p, rec, l.cc);
 	off = l.cc;
-	pw_wr64(p + off, nr);
+	pw_wr64(p + off, (uint64_t)nr);
 	off += 8;
-	for (i = 0; i < nk; i++, off += 8)
-		pw_wr64(p + off, s->callchain[i]);
-	if (nu) {
-		pw_wr64(p + off, EVENT_CONTEXT_USER);
-		off += 8;
-		for (i = 0; i < nu; i++, off += 8) {
-			uint64_t pc = rs->frames[rs->nr_kernel + i].pc;
-
-			/* Callers: the call instruction, as perf's DWARF
-			 * unwinder reports them. */
-			pw_wr64(p + off, i == 0 || pc == 0 ? pc : pc - 1);
-		}
-	}
+	memcpy(p + off, w->cc, 8 * (size_t)nr);
+	off += 8 * (size_t)nr;
 	memcpy(p + off, rec + l.cc_end, l.us - l.cc_end);
 	off += l.us - l.cc_end;
 	memcpy(p + off, rec + l.us_end, ev->raw_len - l.us_end);
@@ -759,12 +826,42 @@ static int pw_sample(struct perfdata_writer *w, const struct event *ev,
 	return pw_put(w, p, off);
 }
 
+/* An input that is not perf.data: records made from the events. */
+static int pw_synth_event(struct perfdata_writer *w, const struct event *ev,
+			  const struct rsample *rs)
+{
+	int64_t nr;
+
+	strbuf_reset(&w->syn);
+	if (!w->kernel_mapped && w->kernel_text) {
+		w->kernel_mapped = true;
+		perfdata_synth_kernel_mmap(w->kernel_text, &w->syn);
+	}
+	if (ev->type == EVENT_SAMPLE) {
+		if (rs && pw_note_modules(w, rs) < 0)
+			return -1;
+		nr = pw_callchain(w, ev, rs, (0xffff - 56) / 8);
+		if (nr < 0)
+			return -1;
+		perfdata_synth_sample(ev, w->cc, (size_t)nr, &w->syn);
+		w->st.samples++;
+	} else if (!perfdata_synth_record(ev, &w->syn) && !w->syn.len) {
+		return 0;
+	}
+	if (w->syn.oom)
+		return err_set(&w->err, ERR_NOMEM, ERR_NO_OFF, "record");
+	w->st.records++;
+	return pw_put(w, w->syn.buf, w->syn.len);
+}
+
 int perfdata_writer_event(struct perfdata_writer *w,
 			  const struct perfdata_info *in,
 			  const struct event *ev, const struct rsample *rs)
 {
 	if (!w->begun && pw_begin(w, in) < 0)
 		return -1;
+	if (w->synth)
+		return pw_synth_event(w, ev, rs);
 	switch (ev->rec_type) {
 	case PD_REC_HEADER_ATTR: {
 		uint32_t size;
@@ -988,7 +1085,7 @@ int perfdata_writer_finish(struct perfdata_writer *w,
 }
 
 struct perfdata_writer *perfdata_writer_new(int fd, bool pipe,
-					    const char *in_path,
+					    const char *in_path, bool synth,
 					    perfdata_bid_fn bid_fn, void *ctx,
 					    struct err *err)
 {
@@ -1007,10 +1104,18 @@ struct perfdata_writer *perfdata_writer_new(int fd, bool pipe,
 	w->fd = fd;
 	w->pipe = pipe;
 	w->in_path = in_path;
+	w->synth = synth;
 	w->bid_fn = bid_fn;
 	w->bid_ctx = ctx;
 	strbuf_init(&w->out);
+	strbuf_init(&w->syn);
 	return w;
+}
+
+void perfdata_writer_set_kernel_text(struct perfdata_writer *w,
+				     uint64_t text)
+{
+	w->kernel_text = text;
 }
 
 const struct err *perfdata_writer_err(const struct perfdata_writer *w)
@@ -1045,6 +1150,8 @@ void perfdata_writer_free(struct perfdata_writer *w)
 	free(w->bids);
 	hashmap_release(&w->seen);
 	free(w->rec);
+	free(w->cc);
+	strbuf_release(&w->syn);
 	strbuf_release(&w->out);
 	free(w);
 }

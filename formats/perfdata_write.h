@@ -53,11 +53,14 @@ struct perfdata_write_stats {
  * A writer to fd (kept open by the caller): pipe mode when pipe, else a
  * file-mode perf.data, which needs a seekable fd.  in_path names the
  * input (its attrs section and feature payloads are read from it when it
- * is a file-mode perf.data).  bid_fn may be NULL.  Returns NULL with *err
- * filled.
+ * is a file-mode perf.data).  synth: the input is not perf.data (its
+ * events' raw bytes are not records): attrs, the hostname, osrelease and
+ * arch features and COMM, MMAP2, FORK, EXIT and SAMPLE records are made
+ * from the events (formats/perfdata_synth.h).  bid_fn may be NULL.
+ * Returns NULL with *err filled.
  */
 struct perfdata_writer *perfdata_writer_new(int fd, bool pipe,
-					    const char *in_path,
+					    const char *in_path, bool synth,
 					    perfdata_bid_fn bid_fn, void *ctx,
 					    struct err *err);
 
@@ -70,6 +73,13 @@ struct perfdata_writer *perfdata_writer_new(int fd, bool pipe,
 int perfdata_writer_event(struct perfdata_writer *w,
 			  const struct perfdata_info *in,
 			  const struct event *ev, const struct rsample *rs);
+
+/*
+ * For a synthesized output (synth): the kernel's _text address, so a
+ * kernel mapping is written before the first record (none when 0).
+ */
+void perfdata_writer_set_kernel_text(struct perfdata_writer *w,
+				     uint64_t text);
 
 /* Writes what is left (file mode: features, attrs, the header). */
 int perfdata_writer_finish(struct perfdata_writer *w,

@@ -20,8 +20,7 @@ struct source {
 	struct syscap_reader *sc;
 };
 
-/* The format a file starts with; standard input is always perf.data. */
-static enum source_format source_sniff(const char *path)
+enum source_format source_sniff(const char *path)
 {
 	uint8_t head[8];
 	ssize_t n = 0;

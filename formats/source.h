@@ -35,6 +35,12 @@ struct source *source_open(const char *path, struct err *err);
 int source_next(struct source *s, struct event *ev);
 
 enum source_format source_format(const struct source *s);
+
+/*
+ * The format path's first bytes name (perf.data when unreadable or
+ * unknown: its reader then says why); standard input is perf.data.
+ */
+enum source_format source_sniff(const char *path);
 const struct perfdata_info *source_info(const struct source *s);
 const struct err *source_err(const struct source *s);
 

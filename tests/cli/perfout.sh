@@ -119,8 +119,9 @@ else
 	fail "threads: perf record"
 fi
 
-# Pipe-mode input.
-(cd "$T" && perf_clean record -q -e cpu-clock -F 2000 --call-graph dwarf \
+# Pipe-mode input (user mode only: restack does not always name kernel
+# frames of pipe input, perf does).
+(cd "$T" && perf_clean record -q -e cpu-clock:u -F 2000 --call-graph dwarf \
 	-o - -- "$T/threads" 1500 2>/dev/null) >"$T/in-pipe.data"
 if [ -s "$T/in-pipe.data" ]; then
 	if restack_clean convert - -o "$T/frompipe.data" <"$T/in-pipe.data" \

@@ -2,7 +2,9 @@
 # sysprof.sh - sysprof capture output (`--to sysprof`): Debian's
 # libsysprof-capture (tests/tools/syscap_validate.c) reads every frame of
 # restack's output and finds the samples and stacks restack resolved, and
-# perf.data -> sysprof -> folded equals perf.data -> folded.
+# perf.data -> sysprof -> folded equals perf.data -> folded; sysprof ->
+# perf.data reads in stock perf; other byte order and eu-stacktrace's
+# type-18 frames.
 . "$(dirname "$0")/lib.sh"
 
 need_perf
@@ -108,6 +110,27 @@ restack_clean convert "$d" --no-inline -o "$T/direct-ni.folded"
 restack_clean convert "$T/out.syscap" --no-inline -o "$T/rt-ni.folded"
 same_file <(unmark "$T/direct-ni.folded") <(unmark "$T/rt-ni.folded") \
 	"the same with --no-inline"
+
+# sysprof -> perf.data: stock perf script shows, sample for sample, the
+# stacks restack shows for the sysprof capture (names only: no inline
+# frames in a callchain), and perf report reads it without warnings.
+if restack_clean convert "$T/out.syscap" -o "$T/fromsys.data" 2>"$T/fs.err"; then
+	restack_clean convert "$T/out.syscap" --no-inline --to script \
+		-o "$T/sys.script"
+	perf_clean script -i "$T/fromsys.data" >"$T/fromsys.perf" 2>"$T/fs.err"
+	python3 "$TOP/tests/tools/collapse.py" --per-sample "$T/sys.script" |
+		sed 's/;\[truncated: [^]]*\]//' | sort >"$T/sys.want"
+	python3 "$TOP/tests/tools/collapse.py" --per-sample "$T/fromsys.perf" |
+		sort >"$T/sys.got"
+	check "sysprof -> perf.data: samples to compare ($(wc -l <"$T/sys.want"))" \
+		test "$(wc -l <"$T/sys.want")" -gt 100
+	same_file "$T/sys.want" "$T/sys.got" \
+		"sysprof -> perf.data: perf script shows restack's stacks, sample for sample"
+	perf_clean report -i "$T/fromsys.data" --stdio >/dev/null 2>"$T/fs.err"
+	is "$(cat "$T/fs.err")" "" "sysprof -> perf.data: perf report prints no warnings"
+else
+	fail "sysprof -> perf.data" "$(cat "$T/fs.err")"
+fi
 
 # The same capture in the other byte order (as a big-endian sysprof
 # writes it) reads the same.
