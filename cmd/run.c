@@ -369,7 +369,8 @@ static int run_pass(struct run *run, struct source *rd,
 	while ((rc = source_next(rd, &ev)) > 0) {
 		if (ev.type != EVENT_SAMPLE && ev.type != EVENT_MMAP &&
 		    ev.type != EVENT_COMM && ev.type != EVENT_FORK &&
-		    ev.type != EVENT_EXIT && ev.type != EVENT_BUILD_ID) {
+		    ev.type != EVENT_EXIT && ev.type != EVENT_BUILD_ID &&
+		    ev.type != EVENT_JIT) {
 			if (on_record && on_record(opts->record_ctx, &ev,
 						   NULL) < 0)
 				return -1;

@@ -20,6 +20,13 @@
 #include "common/mem.h"
 #include "formats/syscap.h"
 
+/*
+ * Where JITMAP names go: JIT name i of the capture is the code at
+ * SR_JIT_BASE + 16 i + 8 (a return address minus 1 stays inside it).
+ */
+#define SR_JIT_BASE 0x07fff00000000000ull
+#define SR_JIT_MASK 0xE000000000000000ull
+
 /* eu-stacktrace's x86_64 register set: AX..IP (0-8), R8..R15 (16-23). */
 #define SR_EU_REGS_MASK 0xff01ffull
 #define SR_PERF_SAMPLE_BITS 0x1a7ull  /* IP|TID|TIME|CPU|PERIOD|CALLCHAIN */
@@ -29,6 +36,11 @@ struct sr_ent {
 	int64_t time;
 	uint64_t off;
 	bool late;              /* not a MAP or PROCESS frame */
+};
+
+struct sr_jit {
+	int32_t pid;            /* the process that wrote the JITMAP */
+	const char *name;       /* in the mapped file */
 };
 
 struct syscap_reader {
@@ -50,6 +62,9 @@ struct syscap_reader {
 	struct hashmap comms;   /* pid -> its command name (owned) */
 	struct hashmap tids;    /* tids named so far */
 	bool named;             /* the next entry's thread was just named */
+	struct sr_jit *jits;    /* JITMAP names, delivered first */
+	size_t nr_jits, alloc_jits, next_jit;
+	struct hashmap jit_keys;/* (pid, key) -> index + 1 */
 };
 
 bool syscap_probe(const void *head, size_t len)
@@ -167,6 +182,45 @@ static int sr_check(struct syscap_reader *r, uint8_t type, uint64_t off,
 	}
 }
 
+static uint64_t sr_jit_key(int32_t pid, uint64_t key)
+{
+	return hashmap_mix(key ^ ((uint64_t)(uint32_t)pid << 32));
+}
+
+/* A JITMAP frame: n, then n x {u64 key, NUL-terminated name}. */
+static int sr_jitmap(struct syscap_reader *r, uint64_t off, uint64_t len)
+{
+	struct cur c = sr_cur(r, off, (size_t)len);
+	int32_t pid;
+	uint32_t n, i;
+
+	cur_skip(&c, 4);
+	pid = (int32_t)cur_u32(&c);
+	cur_skip(&c, 16);
+	n = cur_u32(&c);
+	for (i = 0; i < n; i++) {
+		uint64_t key = cur_u64(&c);
+		const char *name = (const char *)c.p;
+		const uint8_t *nul = c.short_read ? NULL :
+				     memchr(c.p, 0, cur_left(&c));
+
+		if (!nul)
+			return err_set(&r->err, ERR_CORRUPT, off,
+				       "JITMAP frame: entry %u is cut", i);
+		cur_skip(&c, (size_t)(nul - c.p) + 1);
+		if (mem_grow(&r->jits, &r->alloc_jits, sizeof(*r->jits),
+			     r->nr_jits + 1) < 0 ||
+		    hashmap_put(&r->jit_keys, sr_jit_key(pid, key),
+				(void *)(uintptr_t)(r->nr_jits + 1)) < 0)
+			return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF,
+				       "JIT names");
+		r->jits[r->nr_jits].pid = pid;
+		r->jits[r->nr_jits].name = name;
+		r->nr_jits++;
+	}
+	return 0;
+}
+
 static int sr_ent_cmp(const void *a, const void *b)
 {
 	const struct sr_ent *x = a, *y = b;
@@ -250,8 +304,9 @@ static int sr_index(struct syscap_reader *r)
 			r->skipped++;
 			break;
 		case SYSCAP_JITMAP:
+			if (sr_jitmap(r, off, len) < 0)
+				return -1;
 			r->jitmaps++;
-			r->skipped++;
 			break;
 		default:
 			r->skipped++;
@@ -322,6 +377,13 @@ static int sr_sample(struct syscap_reader *r, struct cur *c, uint64_t off,
 
 		if (i == 0 && a < EVENT_CONTEXT_MAX)
 			cc[k++] = EVENT_CONTEXT_USER;  /* no markers at all */
+		if ((a & SR_JIT_MASK) == SR_JIT_MASK && a < EVENT_CONTEXT_MAX) {
+			void *v;
+
+			if (hashmap_get(&r->jit_keys, sr_jit_key(ev->pid, a),
+					&v))
+				a = SR_JIT_BASE + 16 * ((uintptr_t)v - 1) + 8;
+		}
 		if (a >= EVENT_CONTEXT_MAX) {
 			if (!ctx)
 				ctx = a;
@@ -423,6 +485,20 @@ int syscap_next(struct syscap_reader *r, struct event *ev)
 	uint16_t len;
 	uint8_t type;
 
+	if (r->next_jit < r->nr_jits) {
+		const struct sr_jit *j = &r->jits[r->next_jit];
+
+		memset(ev, 0, sizeof(*ev));
+		ev->type = EVENT_JIT;
+		ev->rec_type = SYSCAP_JITMAP;
+		ev->pid = ev->tid = j->pid;
+		ev->cpu = -1;
+		ev->jit.start = SR_JIT_BASE + 16 * r->next_jit;
+		ev->jit.len = 16;
+		ev->jit.name = j->name;
+		r->next_jit++;
+		return 1;
+	}
 	if (r->next >= r->nr_ents)
 		return 0;
 	e = &r->ents[r->next++];
@@ -638,6 +714,8 @@ void syscap_close(struct syscap_reader *r)
 			free(v);
 	}
 	hashmap_release(&r->comms);
+	hashmap_release(&r->jit_keys);
+	free(r->jits);
 	hashmap_release(&r->tids);
 	free(r->ents);
 	free(r->scratch);

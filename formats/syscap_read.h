@@ -12,8 +12,9 @@
  * starts without one, as eu-stacktrace writes them), type 18
  * (eu-stacktrace's raw user stacks) -> a sample with user registers and
  * stack bytes, to be unwound like perf's DWARF samples.  JITMAP frames are
- * read first (they often come after the samples using them) and counted;
- * their keys are not named yet.
+ * read when the capture is opened (they often come after the samples that
+ * use them): each name is delivered first as an EVENT_JIT of 16 bytes at a
+ * private address, which replaces its key in the samples.
  * METADATA "hostname", "uname.release" and "uname.machine" fill the info.
  * MAP and PROCESS frames are delivered first (sysprof builds a process's
  * address space from all of them: /proc scans are often written after the

@@ -96,7 +96,11 @@ fi
 # Round trip: the capture's samples come back from the sysprof file's
 # callchains with the same names (markers of stacks that stopped early
 # say "callchain end" there, so they are left out of the comparison).
-unmark() { sed 's/;\[truncated: [^]]*\]//' "$1"; }
+unmark() {
+	sed 's/;\[truncated: [^]]*\]//' "$1" |
+		awk '{ n = $NF; $NF = ""; sub(/ $/, ""); s[$0] += n }
+		     END { for (k in s) print k, s[k] }' | sort
+}
 restack_clean convert "$d" -o "$T/direct.folded"
 if restack_clean convert "$T/out.syscap" -o "$T/rt.folded" 2>"$T/rt.err"; then
 	same_file <(unmark "$T/direct.folded") <(unmark "$T/rt.folded") \
@@ -147,6 +151,46 @@ if restack_clean convert "$T/s18.syscap" -o "$T/s18.folded" 2>"$T/s18.err"; then
 		"type-18 user stacks unwind to the perf capture's stacks"
 else
 	fail "type-18 capture converts" "$(cat "$T/s18.err")"
+fi
+
+# JITMAP names: in the hand-made corpus capture, a JITMAP written after
+# (in time) the sample using its key still names it.
+restack_clean convert "$TESTDATA/corpus/syscap/mixed-types.syscap" \
+	-o "$T/mixed.folded"
+check "a JITMAP key is named after the JITMAP's entry (JS:*fib)" \
+	grep -q ';JS:\*fib 1$' "$T/mixed.folded"
+
+# node's JIT code named from its perf map: JITMAP frames on the way out,
+# the same names on the way back.
+if command -v node >/dev/null; then
+	cp "$TESTDATA/src/jitwork.js" "$T/"
+	ls /tmp/perf-*.map >"$T/maps.before" 2>/dev/null
+	if record -e cpu-clock -F 1000 --call-graph dwarf -o "$T/node.data" \
+		-- node --perf-basic-prof jitwork.js 2 >/dev/null; then
+		mkdir -p "$T/maps"
+		for m in /tmp/perf-*.map; do
+			[ -e "$m" ] || continue
+			grep -qxF "$m" "$T/maps.before" || mv "$m" "$T/maps/"
+		done
+		restack_clean convert --jit-dir "$T/maps" "$T/node.data" \
+			-o "$T/node.folded"
+		restack_clean convert --jit-dir "$T/maps" "$T/node.data" \
+			-o "$T/node.syscap"
+		restack_clean convert "$T/node.syscap" -o "$T/node-rt.folded"
+		check "node: JS functions named in the capture" \
+			grep -q 'JS:[*~^]\?fib' "$T/node.folded"
+		same_file <(unmark "$T/node.folded") <(unmark "$T/node-rt.folded") \
+			"node: perf.data -> sysprof (JITMAP) -> folded equals perf.data -> folded"
+		if [ -x "$validate" ]; then
+			"$validate" "$T/node.syscap" >"$T/node.val"
+			check "node: libsysprof-capture reads the JITMAP frames and keys" \
+				grep -q ' jit:JS:' "$T/node.val"
+		fi
+	else
+		skip "node" "perf record of node failed"
+	fi
+else
+	skip "node" "node is not installed"
 fi
 
 restack_clean convert "$d" --to sysprof -o - >"$T/stdout.syscap"

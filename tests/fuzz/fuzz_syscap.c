@@ -35,6 +35,9 @@ static void fuzz_touch(const struct event *ev)
 	case EVENT_COMM:
 		h ^= strlen(ev->comm.comm);
 		break;
+	case EVENT_JIT:
+		h ^= strlen(ev->jit.name) + ev->jit.start;
+		break;
 	default:
 		break;
 	}
