@@ -143,8 +143,9 @@ static int sw_begin(struct syscap_writer *w, const struct perfdata_info *in,
 	w->first_time = w->last_time = time;
 	w->have_time = true;
 	sw_header(w, h);
-	if (w->seekable)   /* written again at the end with the end time */
-		memset(h + 80, 0, 8);
+	/* end_time: filled in at the end when the output is seekable; 0
+	 * (unknown, readers scan the frames) in a pipe, as sysprof does. */
+	memset(h + 80, 0, 8);
 	strbuf_add(&w->out, h, sizeof(h));
 	if (in && in->hostname &&
 	    sw_metadata(w, time, "hostname", in->hostname) < 0)
@@ -181,7 +182,7 @@ static int sw_map(struct syscap_writer *w, const struct event *ev, int16_t cpu,
 	uint64_t end = m->start + m->len;
 	uint8_t *f;
 
-	if (w->version >= 45) {
+	if (w->version != 3) {
 		if (m->build_id_size && m->build_id_size <= 20) {
 			memcpy(bid, m->build_id, m->build_id_size);
 			nbid = m->build_id_size;
@@ -309,6 +310,12 @@ int syscap_writer_event(struct syscap_writer *w,
 	} else {
 		time = w->have_time ? w->last_time : 0;
 	}
+	/* Header and METADATA wait for the first frame: a pipe-mode perf.data
+	 * names its host in records read before that. */
+	if (ev->type != EVENT_SAMPLE && ev->type != EVENT_COMM &&
+	    ev->type != EVENT_FORK && ev->type != EVENT_EXIT &&
+	    ev->type != EVENT_MMAP)
+		return 0;
 	if (!w->begun && sw_begin(w, in, time) < 0)
 		return -1;
 	switch (ev->type) {
@@ -377,7 +384,7 @@ struct syscap_writer *syscap_writer_new(int fd,
 	}
 	w->fd = fd;
 	w->seekable = lseek(fd, 0, SEEK_CUR) == 0;
-	w->version = opts && opts->version ? opts->version : 3;
+	w->version = opts ? opts->version : 0;
 	w->bid_fn = bid_fn;
 	w->bid_ctx = ctx;
 	strbuf_init(&w->out);

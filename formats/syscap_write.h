@@ -7,8 +7,9 @@
  * PROCESS for a
  * process's name (COMM of a thread whose tid is its pid), FORK (frame pid =
  * parent tid, child = new tid), EXIT (processes only), MAP for executable
- * user mappings (with "@build-id" after the name's NUL when the target is
- * sysprof 45 or newer), SAMPLE with the resolved stack, leaf first:
+ * user mappings (with "@build-id" after the name's NUL, as sysprof 45 and
+ * newer write it; 3.46's reader ignores what follows the NUL, and the
+ * "3.46" target leaves it out), SAMPLE with the resolved stack, leaf first:
  * PERF_CONTEXT_KERNEL and the kernel frames, then PERF_CONTEXT_USER, the
  * sampled ip and the return addresses as found; frames named from JIT
  * maps become JITMAP keys (0xE000000000000000 | n), their names in a
@@ -31,8 +32,9 @@
 struct syscap_writer;
 
 struct syscap_write_opts {
-	unsigned version;       /* target sysprof major version: 3 (3.46,
-				 * the default when 0) or >= 45 */
+	unsigned version;       /* target sysprof: 0 (default: what 3.46
+				 * reads, with MAP build-ids), 3 (exactly
+				 * what 3.46 writes) or a major >= 45 */
 };
 
 struct syscap_write_stats {
