@@ -127,6 +127,8 @@ static int pw_flush(struct perfdata_writer *w)
 
 static int pw_put(struct perfdata_writer *w, const void *p, size_t len)
 {
+	if (!len)
+		return 0;
 	strbuf_add(&w->out, p, len);
 	if (w->out.len >= PW_FLUSH_AT)
 		return pw_flush(w);
@@ -221,7 +223,8 @@ static int pw_add_attr(struct perfdata_writer *w, const uint8_t *a,
 		goto oom;
 	}
 	memcpy(pa->bytes, a, slot);
-	memcpy(pa->ids, ids, nr_ids * 8);
+	if (nr_ids)
+		memcpy(pa->ids, ids, nr_ids * 8);
 	pa->size = (uint32_t)slot;
 	pa->nr_ids = nr_ids;
 	pw_fix_attr(pa->bytes, pw_attr_size(pa->bytes, slot));
