@@ -32,7 +32,8 @@ FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/perfdata_feature.c formats/perfdata_order.c \
 	formats/perfdata_names.c formats/perfdata_dump.c formats/folded.c \
 	formats/script.c formats/source.c formats/perfdata_write.c \
-	formats/syscap_write.c formats/syscap_read.c formats/perfdata_synth.c
+	formats/syscap_write.c formats/syscap_read.c formats/perfdata_synth.c \
+	formats/perfdata_write_meta.c
 UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/a2l.c \
 	unwind/symbolize.c unwind/aspace.c unwind/unwind.c unwind/resolve.c unwind/stitch.c \
 	unwind/jit.c unwind/x86insn.c unwind/ehhdr.c unwind/ehframe.c
