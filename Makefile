@@ -34,7 +34,9 @@ FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/perfdata_feature.c formats/perfdata_order.c \
 	formats/perfdata_names.c formats/perfdata_dump.c formats/perfdata_tp.c \
 	formats/folded.c \
-	formats/script.c \
+	formats/script.c formats/source.c formats/perfdata_write.c \
+	formats/syscap_write.c formats/syscap_read.c formats/perfdata_synth.c \
+	formats/perfdata_write_meta.c \
 	formats/fdout.c formats/pbuf.c formats/pprof.c formats/textesc.c \
 	formats/svg.c formats/speedscope.c formats/tracepoint.c
 UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/a2l.c \
@@ -99,10 +101,23 @@ $(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(LIB_OBJ) config.ma
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< tests/fuzz/replay.c $(LIB_OBJ) $(LIBS)
 
+# The sysprof output validator, linked against Debian's libsysprof-capture
+# (libsysprof-4-dev), for the tests only; tests/cli/sysprof.sh skips its
+# checks when it could not be built.
+SYSCAP_PC := $(shell pkg-config --exists sysprof-capture-4 2>/dev/null && echo yes)
+SYSCAP_VALIDATE = $(if $(SYSCAP_PC),$(BUILD)/tests/syscap_validate)
+
+$(BUILD)/tests/syscap_validate: tests/tools/syscap_validate.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -O2 -g \
+		$(shell pkg-config --cflags sysprof-capture-4) -o $@ $< \
+		$(shell pkg-config --libs sysprof-capture-4)
+
 # The test programs profiled by the tests (tests/progs/*.c).
 PROGS_SRC = $(wildcard tests/progs/*.c)
 
-check-run: $(BUILD)/$(PROG) $(UNIT_BIN) $(REPLAY_BIN)
+check-run: $(BUILD)/$(PROG) $(UNIT_BIN) $(REPLAY_BIN) $(SYSCAP_VALIDATE)
 	$(Q)BUILD=$(BUILD) RESTACK=$(BUILD)/$(PROG) tests/run.sh
 
 check: test-deps

@@ -14,10 +14,12 @@
 #include "cmd/run.h"
 #include "common/strbuf.h"
 #include "formats/folded.h"
+#include "formats/perfdata_write.h"
 #include "formats/pprof.h"
 #include "formats/script.h"
 #include "formats/speedscope.h"
 #include "formats/svg.h"
+#include "formats/syscap_write.h"
 
 static const char *const convert_usage[] = {
 	"usage: restack convert [options] <input> -o <output>",
@@ -28,10 +30,15 @@ static const char *const convert_usage[] = {
 	"                          the input, '.data' dropped, the format's",
 	"                          extension added); one failed input does",
 	"                          not stop the others",
-	"      --to FORMAT         folded, script, pprof, speedscope or svg",
-	"                          (default: from the output's name: .folded,",
-	"                          .txt, .script, .pb.gz, .speedscope.json,",
-	"                          .svg)",
+	"      --to FORMAT         folded, script, pprof, speedscope, svg,",
+	"                          perf or sysprof (default: from the output's",
+	"                          name: .folded, .txt, .script, .pb.gz,",
+	"                          .speedscope.json, .svg, .data, .syscap;",
+	"                          perf to '-' is pipe mode)",
+	"      --sysprof-version V sysprof output for this sysprof: 3.46 (no",
+	"                          build-ids after MAP names) or a major",
+	"                          version from 45; default: frame types",
+	"                          1-15, which 3.46 reads, with build-ids",
 	"      --pid               first frame 'comm-pid' (folded)",
 	"      --tid               first frame 'comm-pid/tid' (folded)",
 	"      --weight W          samples (default) or period",
@@ -54,6 +61,7 @@ enum {
 	OPT_STATS,
 	OPT_OUTDIR,
 	OPT_TITLE,
+	OPT_SYSPROF_VERSION,
 };
 
 static void convert_help(FILE *f)
@@ -69,6 +77,8 @@ enum convert_format {
 	FMT_PPROF,
 	FMT_SVG,
 	FMT_SPEEDSCOPE,
+	FMT_PERF,
+	FMT_SYSPROF,
 };
 
 /* --to names and output name endings, first match wins. */
@@ -82,6 +92,8 @@ static const struct {
 	{ "pprof", FMT_PPROF, { ".pb.gz", ".pprof" } },
 	{ "svg", FMT_SVG, { ".svg" } },
 	{ "speedscope", FMT_SPEEDSCOPE, { ".speedscope.json" } },
+	{ "perf", FMT_PERF, { ".data" } },
+	{ "sysprof", FMT_SYSPROF, { ".syscap" } },
 };
 
 /* Where the profile goes: a temporary file renamed on success, or stdout. */
@@ -95,6 +107,10 @@ struct convert_out {
 	struct svg *svg;
 	struct speedscope *ss;
 	struct strbuf sb;
+	struct perfdata_writer *pw;  /* FMT_PERF */
+	struct syscap_writer *sw;    /* FMT_SYSPROF */
+	struct run *run;
+	bool text_done;              /* perfdata_writer_set_kernel_text() */
 };
 
 static int convert_flush(struct convert_out *o)
@@ -133,9 +149,127 @@ static int convert_add(void *ctx, const struct rsample *s)
 		return svg_add(o->svg, s);
 	if (o->fmt == FMT_SPEEDSCOPE)
 		return speedscope_add(o->ss, s);
+	if (o->fmt == FMT_PERF || o->fmt == FMT_SYSPROF)
+		return 0;   /* written with its record, convert_record() */
 	script_format_sample(s, &o->sb);
 	if (o->sb.len >= 65536 && convert_flush(o) < 0)
 		return -1;
+	return 0;
+}
+
+/* perf.data output: the build-id of a module a stack passes through. */
+static unsigned convert_build_id(void *ctx, const char *module, uint8_t *bid)
+{
+	struct convert_out *o = ctx;
+	const struct module *m;
+
+	for (m = o->run->res.mc.all; m; m = m->next) {
+		if (m->build_id_size && !strcmp(m->path, module)) {
+			memcpy(bid, m->build_id, m->build_id_size);
+			return m->build_id_size;
+		}
+	}
+	return 0;
+}
+
+/* The kernel's _text address from a kallsyms file, or 0. */
+static uint64_t convert_kernel_text(const char *kallsyms)
+{
+	char line[512];
+	uint64_t text = 0;
+	FILE *f = kallsyms ? fopen(kallsyms, "re") : NULL;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *end;
+		uint64_t a = strtoull(line, &end, 16);
+
+		if (!strcmp(end, " T _text\n")) {
+			text = a;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	return text;
+}
+
+/* sysprof output: the build-id of a mapped file, if the input has it. */
+static unsigned convert_map_build_id(void *ctx, const char *path,
+				     uint8_t *bid)
+{
+	struct convert_out *o = ctx;
+	const struct perfdata_info *in = source_info(o->run->rd);
+	unsigned i;
+
+	for (i = 0; i < in->nr_build_ids; i++) {
+		const struct perfdata_build_id *b = &in->build_ids[i];
+
+		if (b->size <= 20 && !strcmp(b->filename, path)) {
+			memcpy(bid, b->build_id, b->size);
+			return b->size;
+		}
+	}
+	return convert_build_id(ctx, path, bid);
+}
+
+/* perf.data and sysprof output: every input record, with its resolved
+ * sample. */
+static int convert_record(void *ctx, const struct event *ev,
+			  const struct rsample *rs)
+{
+	struct convert_out *o = ctx;
+
+	if (o->sw) {
+		if (syscap_writer_event(o->sw, source_info(o->run->rd), ev,
+					 rs) < 0) {
+			cmd_report_err(o->path, syscap_writer_err(o->sw));
+			return -1;
+		}
+		return 0;
+	}
+	if (!o->text_done && o->run->res_ready) {
+		o->text_done = true;
+		perfdata_writer_set_kernel_text(o->pw, convert_kernel_text(
+						       o->run->kallsyms_used));
+	}
+	if (perfdata_writer_event(o->pw, source_info(o->run->rd), ev, rs) <
+	    0) {
+		cmd_report_err(o->path, perfdata_writer_err(o->pw));
+		return -1;
+	}
+	return 0;
+}
+
+static int convert_writer_finish(struct convert_out *o, bool quiet)
+{
+	const struct perfdata_write_stats *st;
+
+	if (o->sw) {
+		const struct syscap_write_stats *ss;
+
+		if (syscap_writer_finish(o->sw) < 0) {
+			cmd_report_err(o->path, syscap_writer_err(o->sw));
+			return -1;
+		}
+		ss = syscap_writer_stats(o->sw);
+		if (ss->cut_samples && !quiet)
+			cmd_error("warning: %s: %llu stacks cut to sysprof's "
+				  "8187 addresses per sample", o->path,
+				  (unsigned long long)ss->cut_samples);
+		return 0;
+	}
+
+	if (perfdata_writer_finish(o->pw, source_info(o->run->rd)) < 0) {
+		cmd_report_err(o->path, perfdata_writer_err(o->pw));
+		return -1;
+	}
+	st = perfdata_writer_stats(o->pw);
+	if (st->dropped && !quiet)
+		cmd_error("note: %s: %llu AUXTRACE records not carried over",
+			  o->path, (unsigned long long)st->dropped);
+	if (st->cut_callchains && !quiet)
+		cmd_error("warning: %s: %llu callchains cut to fit a record",
+			  o->path, (unsigned long long)st->cut_callchains);
 	return 0;
 }
 
@@ -223,7 +357,9 @@ static int convert_writer_new(struct convert_out *o,
 			.name = title ? title : convert_basename(in) });
 		return o->ss ? 0 : -1;
 	case FMT_SCRIPT:
-		break;
+	case FMT_PERF:
+	case FMT_SYSPROF:
+		break;   /* perf and sysprof: convert_record_writer() */
 	}
 	return 0;
 }
@@ -234,7 +370,40 @@ static void convert_writer_free(struct convert_out *o)
 	pprof_free(o->pp);
 	svg_free(o->svg);
 	speedscope_free(o->ss);
+	perfdata_writer_free(o->pw);
+	syscap_writer_free(o->sw);
 	strbuf_release(&o->sb);
+}
+
+/*
+ * perf.data and sysprof output carry the input's records over: their
+ * writers start on the opened output and take every record (ro's hook).
+ * Returns 0, or -1 after printing the error.
+ */
+static int convert_record_writer(struct convert_out *o,
+				 const struct syscap_write_opts *sopts,
+				 const char *in, struct run *run,
+				 struct run_opts *ro)
+{
+	struct err err;
+
+	if (o->fmt != FMT_PERF && o->fmt != FMT_SYSPROF)
+		return 0;
+	o->run = run;
+	if (o->fmt == FMT_PERF)
+		o->pw = perfdata_writer_new(o->fd, o->fd == STDOUT_FILENO, in,
+					    source_sniff(in) == SOURCE_SYSPROF,
+					    convert_build_id, o, &err);
+	else
+		o->sw = syscap_writer_new(o->fd, sopts, convert_map_build_id,
+					  o, &err);
+	if (!o->pw && !o->sw) {
+		cmd_report_err(o->path, &err);
+		return -1;
+	}
+	ro->on_record = convert_record;
+	ro->record_ctx = o;
+	return 0;
 }
 
 /* The format named by --to, or else by the output's extension. */
@@ -283,6 +452,7 @@ struct convert_cfg {
 	const struct run_opts *ro;
 	const struct folded_opts *fopts;
 	const char *title;      /* --title */
+	struct syscap_write_opts sopts; /* --sysprof-version */
 	bool stats;
 	struct report rep;
 };
@@ -297,6 +467,7 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 {
 	struct convert_out co = { .fd = -1, .fmt = fmt, .path = out };
 	enum report_status status = REPORT_FAILED;
+	struct run_opts ro = *cfg->ro;
 	struct report_timing t;
 	struct run run;
 	int rc;
@@ -310,14 +481,21 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 		return status;
 	}
 	rc = convert_open(&co);
-	if (rc == 0) {
-		/* Script and speedscope output keep time order; the other
-		 * formats sum stacks. */
-		rc = run_capture(&run, cfg->ro, in,
-				 fmt == FMT_SCRIPT || fmt == FMT_SPEEDSCOPE ?
+	if (rc == 0 && convert_record_writer(&co, &cfg->sopts, in, &run,
+					     &ro) < 0) {
+		convert_close(&co, false);
+		report_add(&cfg->rep, in, out, status, NULL, NULL);
+	} else if (rc == 0) {
+		/* Script, speedscope, perf and sysprof output keep time
+		 * order; the other formats sum stacks. */
+		rc = run_capture(&run, &ro, in,
+				 fmt == FMT_SCRIPT || fmt == FMT_SPEEDSCOPE ||
+				 fmt == FMT_PERF || fmt == FMT_SYSPROF ?
 				 RUN_ORDERED : 0,
 				 convert_add, &co);
-		if (rc == 0 && cfg->stats && !cfg->ro->quiet)
+		if (rc == 0 && (co.pw || co.sw))
+			rc = convert_writer_finish(&co, ro.quiet);
+		if (rc == 0 && cfg->stats && !ro.quiet)
 			run_print_stats(&run, stderr);
 		rc = convert_close(&co, rc == 0);
 		if (rc == 0)
@@ -431,6 +609,8 @@ int cmd_convert(int argc, char **argv)
 		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "sysprof-version", required_argument, NULL,
+		  OPT_SYSPROF_VERSION },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	struct run_opts ro = RUN_OPTS_INIT;
@@ -483,6 +663,19 @@ int cmd_convert(int argc, char **argv)
 		case OPT_TITLE:
 			cfg.title = optarg;
 			break;
+		case OPT_SYSPROF_VERSION: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (!strcmp(optarg, "3.46") || (!*end && v >= 45 &&
+							 v < 1000)) {
+				cfg.sopts.version = !*end ? (unsigned)v : 3;
+				break;
+			}
+			return cmd_usage_error(convert_usage,
+				"convert: --sysprof-version is 3.46 or a major "
+				"version from 45, not '%s'", optarg);
+		}
 		case 'h':
 			convert_help(stdout);
 			return EXIT_OK;
@@ -517,7 +710,7 @@ int cmd_convert(int argc, char **argv)
 	if (convert_pick_format(to, out ? out : "", &fmt) < 0)
 		return cmd_usage_error(convert_usage,
 			"convert: unsupported output format '%s' (folded, "
-			"script, pprof, speedscope or svg)",
+			"script, pprof, speedscope, svg, perf or sysprof)",
 			to ? to : out ? out : "");
 	cfg.stats = stats;
 	report_init(&cfg.rep, ro.min_coverage, run_jobs(&ro));

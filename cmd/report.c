@@ -151,7 +151,7 @@ static void report_module(struct strbuf *sb, const struct module *m)
 static void report_run(struct strbuf *sb, const struct run *run)
 {
 	const struct resolve_stats *st = &run->res.stats;
-	const struct perfdata_info *in = perfdata_info(run->rd);
+	const struct perfdata_info *in = source_info(run->rd);
 	const struct module *m;
 	unsigned i;
 

@@ -334,7 +334,7 @@ static void run_trace(void *ctx, const char *line)
 static int run_setup_resolver(void *ctx, struct resolve *r, struct err *err)
 {
 	struct run *run = ctx;
-	const struct perfdata_info *in = perfdata_info(run->rd);
+	const struct perfdata_info *in = source_info(run->rd);
 	unsigned i;
 
 	if (resolve_init(r, &run->ro, run->arch, err) < 0)
@@ -368,8 +368,12 @@ unsigned run_jobs(const struct run_opts *o)
 {
 	long n;
 
-	if (o->trace)
-		return 1;   /* one readable trace */
+	/*
+	 * One readable trace; and writers that carry the input's records
+	 * over look modules up in the resolver as they write.
+	 */
+	if (o->trace || o->on_record)
+		return 1;
 	if (o->jobs)
 		return o->jobs;
 	n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -378,7 +382,7 @@ unsigned run_jobs(const struct run_opts *o)
 
 static int run_init_resolver(struct run *run)
 {
-	const struct perfdata_info *in = perfdata_info(run->rd);
+	const struct perfdata_info *in = source_info(run->rd);
 	const struct run_opts *o = run->opts;
 	struct resolve_opts ro = { 0 };
 	unsigned jobs = run_jobs(o);
@@ -531,7 +535,7 @@ static void run_progress(struct run *run, const struct event *ev, bool done)
 		return;
 	run->progress_at = now;
 	run->progress_shown = true;
-	in = perfdata_info(run->rd);
+	in = source_info(run->rd);
 	if (in->file_size && in->file_size != UINT64_MAX)
 		fprintf(stderr, "\rrestack: %s: %s%3.0f%%", run->path,
 			run->pass_no > 1 ? "second pass " : "",
@@ -547,15 +551,15 @@ static void run_progress(struct run *run, const struct event *ev, bool done)
  */
 static void *run_hold(void *ctx)
 {
-	return perfdata_hold(ctx);
+	return source_hold(ctx);
 }
 
 static void run_release(void *ctx, void *token)
 {
-	perfdata_release(ctx, token);
+	source_release(ctx, token);
 }
 
-static int run_pass(struct run *run, struct perfdata_reader *rd,
+static int run_pass(struct run *run, struct source *rd,
 		    run_sample_fn fn, void *ctx)
 {
 	/* the workers read samples' stack bytes where the reader has them */
@@ -569,16 +573,27 @@ static int run_pass(struct run *run, struct perfdata_reader *rd,
 	struct rsample rs;
 	int rc;
 
-	while ((rc = perfdata_next(rd, &ev)) > 0) {
+	run_record_fn on_record = fn ? opts->on_record : NULL;
+
+	while ((rc = source_next(rd, &ev)) > 0) {
 		run_progress(run, &ev, false);
 		if (ev.type != EVENT_SAMPLE && ev.type != EVENT_MMAP &&
 		    ev.type != EVENT_COMM && ev.type != EVENT_FORK &&
-		    ev.type != EVENT_EXIT && ev.type != EVENT_BUILD_ID)
+		    ev.type != EVENT_EXIT && ev.type != EVENT_BUILD_ID &&
+		    ev.type != EVENT_JIT) {
+			if (on_record && on_record(opts->record_ctx, &ev,
+						   NULL) < 0)
+				return -1;
 			continue;
+		}
 		if (!run->res_ready && run_init_resolver(run) < 0)
 			return -1;
-		if (ev.type == EVENT_SAMPLE && !run_want_sample(run, &ev))
+		if (ev.type == EVENT_SAMPLE && !run_want_sample(run, &ev)) {
+			if (on_record && on_record(opts->record_ctx, &ev,
+						   NULL) < 0)
+				return -1;
 			continue;
+		}
 		if (ev.type == EVENT_SAMPLE && opts->trace && fn)
 			fprintf(stderr, "sample pid=%d tid=%d time=%llu\n",
 				ev.pid, ev.tid, (unsigned long long)ev.time);
@@ -592,10 +607,13 @@ static int run_pass(struct run *run, struct perfdata_reader *rd,
 			goto oom;
 		if (rc > 0 && fn(ctx, &rs) < 0)
 			goto oom;
+		if (on_record && on_record(opts->record_ctx, &ev,
+					   rc > 0 ? &rs : NULL) < 0)
+			return -1;
 	}
 	run_progress(run, NULL, true);
 	if (rc < 0) {
-		cmd_report_err(run->path, perfdata_err(rd));
+		cmd_report_err(run->path, source_err(rd));
 		return -1;
 	}
 	if (run->pool && pool_drain(run->pool) < 0)
@@ -629,24 +647,24 @@ static int run_extra_pass(struct run *run, enum resolve_pass pass,
 			  run_sample_fn fn, void *ctx)
 {
 	uint64_t others = run->other_event_samples;
-	struct perfdata_reader *rd;
+	struct source *rd;
 	struct err err;
 	int rc;
 
-	rd = perfdata_open(run->path, NULL, &err);
+	rd = source_open(run->path, &err);
 	if (!rd) {
 		cmd_report_err(run->path, &err);
 		return -1;
 	}
 	run->first_pass = pass;
 	if (!run->res_ready && run_init_resolver(run) < 0) {
-		perfdata_close(rd);
+		source_close(rd);
 		return -1;
 	}
 	rc = run_begin_pass(run, pass);
 	if (rc == 0)
 		rc = run_pass(run, rd, fn, ctx);
-	perfdata_close(rd);
+	source_close(rd);
 	run->other_event_samples = others;   /* counted in one pass only */
 	run->passes++;
 	return rc;
@@ -665,12 +683,12 @@ int run_capture(struct run *run, const struct run_opts *opts,
 	run->event_attr = -1;
 	run->first_pass = RESOLVE_SINGLE;
 	run->progress = !opts->quiet && !opts->trace && isatty(STDERR_FILENO);
-	run->rd = perfdata_open(path, NULL, &err);
+	run->rd = source_open(path, &err);
 	if (!run->rd) {
 		cmd_report_err(path, &err);
 		return -1;
 	}
-	in = perfdata_info(run->rd);
+	in = source_info(run->rd);
 	seekable = strcmp(path, "-") && in->file_size != UINT64_MAX;
 	/*
 	 * Two passes over a regular file, so that a stack cut short before
@@ -718,7 +736,7 @@ int run_capture(struct run *run, const struct run_opts *opts,
 	else if (run->other_event_samples && !opts->event && !opts->quiet)
 		cmd_error("note: %s: using event '%s'; %llu samples of other "
 			  "events skipped (choose with --event)",
-			  path, perfdata_info(run->rd)->attrs[run->event_attr].name,
+			  path, source_info(run->rd)->attrs[run->event_attr].name,
 			  (unsigned long long)run->other_event_samples);
 	return 0;
 }
@@ -733,7 +751,7 @@ void run_free(struct run *run)
 		kallsyms_once_release(&run->kallsyms_once);
 	if (run->lookup_ready)
 		lookup_release(&run->lookup);
-	perfdata_close(run->rd);
+	source_close(run->rd);
 	free(run->kallsyms_used);
 	memset(run, 0, sizeof(*run));
 }
@@ -746,7 +764,7 @@ static double run_pct(uint64_t n, uint64_t total)
 void run_print_stats(const struct run *run, FILE *f)
 {
 	const struct resolve_stats *st = &run->res.stats;
-	const struct perfdata_info *in = perfdata_info(run->rd);
+	const struct perfdata_info *in = source_info(run->rd);
 	const struct module *m;
 	uint64_t frames = 0;
 	unsigned i;

@@ -13,10 +13,23 @@
 #include "common/err.h"
 #include "common/stack.h"
 #include "formats/perfdata.h"
+#include "formats/source.h"
 #include "unwind/pool.h"
 #include "unwind/resolve.h"
 
 #define RUN_MAX_BUILDID_DIRS 16
+
+struct rsample;
+struct event;
+
+/*
+ * Optional, for writers that carry the input's records over (perf.data):
+ * called for every record of the pass that hands out samples, in order,
+ * with the resolved sample when the record is one (else rs is NULL).
+ * Returns 0, or -1 after printing the error.
+ */
+typedef int (*run_record_fn)(void *ctx, const struct event *ev,
+			     const struct rsample *rs);
 
 struct run_opts {
 	bool no_inline, no_kernel, no_fp;
@@ -40,6 +53,8 @@ struct run_opts {
 	const char *stats_json;          /* --stats-json FILE */
 	double min_coverage;             /* --min-coverage PCT, -1: none */
 	struct lookup_opts lookup;       /* --symfs, --archive, --debuginfod */
+	run_record_fn on_record;         /* see run_record_fn; NULL: none */
+	void *record_ctx;
 };
 
 #define RUN_OPTS_INIT { .min_coverage = -1 }
@@ -63,7 +78,7 @@ typedef int (*run_sample_fn)(void *ctx, const struct rsample *s);
 struct run {
 	const struct run_opts *opts;
 	const char *path;
-	struct perfdata_reader *rd;
+	struct source *rd;
 	struct resolve res;
 	bool res_ready;
 	struct lookup lookup;            /* where modules are looked for */

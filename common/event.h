@@ -30,6 +30,8 @@ enum event_type {
 	EVENT_LOST,       /* the kernel dropped records */
 	EVENT_BUILD_ID,   /* a build-id for a path, from the input's metadata */
 	EVENT_OTHER,      /* any other record; see event.rec_type and raw */
+	EVENT_JIT,        /* a name for JIT code, from the input (sysprof's
+			   * JITMAP): event.jit, for process event.pid */
 	EVENT__COUNT
 };
 
@@ -178,6 +180,11 @@ struct event_lost {
 	bool samples;           /* LOST_SAMPLES (true) or LOST (false) */
 };
 
+struct event_jit {
+	uint64_t start, len;    /* the code's addresses as samples name them */
+	const char *name;
+};
+
 struct event_build_id {
 	int32_t pid;            /* machine pid, -1 for the host */
 	uint8_t cpumode;
@@ -207,6 +214,7 @@ struct event {
 		struct event_fork fork;     /* EVENT_FORK and EVENT_EXIT */
 		struct event_lost lost;
 		struct event_build_id build_id;
+		struct event_jit jit;
 	};
 
 	/* The whole record, as in the input (its byte order). */

@@ -27,6 +27,7 @@ struct jit_table {
 	size_t nr, alloc;
 	uint64_t max_len;
 	uint8_t *dump;          /* the jitdump's bytes (eh_frame data) */
+	bool unsorted;          /* symbols added since the last sort */
 };
 
 void jit_init(struct jit_index *j, const char *const *dirs, unsigned nr)
@@ -442,9 +443,38 @@ static struct jit_table *jit_table_get(struct jit_index *j, int32_t pid)
 	return t;
 }
 
+/* Sorts what jit_add_symbol() added. */
+static void jit_table_sort(struct jit_table *t)
+{
+	if (t && t->unsorted) {
+		qsort(t->syms, t->nr, sizeof(*t->syms), jit_sym_cmp);
+		t->unsorted = false;
+	}
+}
+
+int jit_add_symbol(struct jit_index *j, int32_t pid, uint64_t start,
+		   uint64_t len, const char *name)
+{
+	struct jit_table *t = jit_table_get(j, pid);
+
+	if (!t) {   /* no files: a table of its own */
+		t = mem_zalloc(1, sizeof(*t));
+		if (!t || hashmap_put(&j->by_pid, (uint32_t)pid, t) < 0) {
+			free(t);
+			return -1;
+		}
+	}
+	if (jit_add(j, t, start, len, 0, name, strlen(name), false) < 0)
+		return -1;
+	t->unsorted = true;
+	return 0;
+}
+
 size_t jit_symbols(struct jit_index *j, int32_t pid, struct jit_sym **syms)
 {
 	struct jit_table *t = jit_table_get(j, pid);
+
+	jit_table_sort(t);
 
 	*syms = t ? t->syms : NULL;
 	return t ? t->nr : 0;
@@ -459,6 +489,7 @@ struct jit_sym *jit_lookup(struct jit_index *j, int32_t pid, uint64_t addr,
 
 	if (!t || !t->nr)
 		return NULL;
+	jit_table_sort(t);
 	hi = t->nr;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;

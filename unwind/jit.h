@@ -53,6 +53,14 @@ void jit_release(struct jit_index *j);
 int jit_note_mmap(struct jit_index *j, int32_t pid, const char *path);
 
 /*
+ * A symbol the input itself names (sysprof's JITMAP): [start, start +
+ * len) of process pid is name, beside what its perf map and jitdump say.
+ * Returns 0, or -1 when out of memory.
+ */
+int jit_add_symbol(struct jit_index *j, int32_t pid, uint64_t start,
+		   uint64_t len, const char *name);
+
+/*
  * The JIT symbol covering addr in process pid at the given time, or NULL.
  * The result lives as long as the index.
  */

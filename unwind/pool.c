@@ -405,6 +405,9 @@ static size_t pool_event_size(const struct event *ev,
 	case EVENT_BUILD_ID:
 		n += pool_str_size(ev->build_id.filename);
 		break;
+	case EVENT_JIT:
+		n += pool_str_size(ev->jit.name);
+		break;
 	default:
 		break;
 	}
@@ -484,6 +487,9 @@ static void pool_copy_event(struct pool_batch *b, const struct event *ev,
 	case EVENT_BUILD_ID:
 		m->ev.build_id.filename =
 			pool_copy_str(&at, ev->build_id.filename);
+		break;
+	case EVENT_JIT:
+		m->ev.jit.name = pool_copy_str(&at, ev->jit.name);
 		break;
 	default:
 		break;

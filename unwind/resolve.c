@@ -526,6 +526,9 @@ int resolve_event(struct resolve *r, const struct event *ev,
 		if (jit_note_mmap(&r->jit, ev->pid, ev->mmap.filename) < 0)
 			return -1;
 		break;
+	case EVENT_JIT:
+		return jit_add_symbol(&r->jit, ev->pid, ev->jit.start,
+				      ev->jit.len, ev->jit.name) < 0 ? -1 : 0;
 	default:
 		break;
 	}

@@ -1,0 +1,61 @@
+/*
+ * source.h - one reader for every capture format: opens a path, tells the
+ * format from its first bytes and delivers the format-neutral events of
+ * common/event.h in time order.
+ *
+ * Formats: perf.data (file and pipe mode; standard input is always read
+ * as perf.data) and sysprof captures (regular files only).  The capture's metadata comes as a struct perfdata_info
+ * whatever the format (fields a format does not have are zero or NULL).
+ */
+#ifndef RESTACK_FORMATS_SOURCE_H
+#define RESTACK_FORMATS_SOURCE_H
+
+#include "common/err.h"
+#include "common/event.h"
+#include "formats/perfdata.h"
+
+enum source_format {
+	SOURCE_PERFDATA,
+	SOURCE_SYSPROF,
+};
+
+struct source;
+
+/*
+ * Opens path ("-" = standard input).  path must outlive the source.
+ * Returns NULL with *err filled on failure.
+ */
+struct source *source_open(const char *path, struct err *err);
+
+/*
+ * Delivers the next event; pointers in *ev stay valid until the next call
+ * or source_close().  Returns 1, 0 at end of input, -1 on error
+ * (source_err()).
+ */
+int source_next(struct source *s, struct event *ev);
+
+enum source_format source_format(const struct source *s);
+
+/*
+ * The format path's first bytes name (perf.data when unreadable or
+ * unknown: its reader then says why); standard input is perf.data.
+ */
+enum source_format source_sniff(const char *path);
+const struct perfdata_info *source_info(const struct source *s);
+const struct err *source_err(const struct source *s);
+
+/*
+ * Keeps the bytes of the event source_next() returned last valid until
+ * source_release(); NULL when this input cannot (copy them instead).  See
+ * perfdata_hold().
+ */
+void *source_hold(struct source *s);
+void source_release(struct source *s, void *token);
+
+/* The underlying perf.data reader, or NULL for other formats. */
+struct perfdata_reader *source_perfdata(const struct source *s);
+
+/* Closes the input and frees everything; NULL is fine. */
+void source_close(struct source *s);
+
+#endif

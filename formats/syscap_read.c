@@ -1,0 +1,726 @@
+/*
+ * syscap_read.c - sysprof captures in, events out (see syscap_read.h).
+ *
+ * Opening indexes every frame (checking lengths, so a damaged file is
+ * refused before any event is delivered), then sorts the index by time;
+ * syscap_next() decodes one frame at a time from the mapped file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "formats/syscap_read.h"
+
+#include "common/cur.h"
+#include "common/hashmap.h"
+#include "common/mem.h"
+#include "formats/syscap.h"
+
+/*
+ * Where JITMAP names go: JIT name i of the capture is the code at
+ * SR_JIT_BASE + 16 i + 8 (a return address minus 1 stays inside it).
+ */
+#define SR_JIT_BASE 0x07fff00000000000ull
+#define SR_JIT_MASK 0xE000000000000000ull
+
+/* eu-stacktrace's x86_64 register set: AX..IP (0-8), R8..R15 (16-23). */
+#define SR_EU_REGS_MASK 0xff01ffull
+#define SR_PERF_SAMPLE_BITS 0x1a7ull  /* IP|TID|TIME|CPU|PERIOD|CALLCHAIN */
+#define SR_PERF_DWARF_BITS 0x3000ull  /* REGS_USER|STACK_USER */
+
+struct sr_ent {
+	int64_t time;
+	uint64_t off;
+	bool late;              /* not a MAP or PROCESS frame */
+};
+
+struct sr_jit {
+	int32_t pid;            /* the process that wrote the JITMAP */
+	const char *name;       /* in the mapped file */
+};
+
+struct syscap_reader {
+	const char *name;
+	const uint8_t *data;
+	size_t size;
+	void *map;              /* what to munmap, or NULL */
+	size_t map_len;
+	bool swap;
+	struct err err;
+	struct perfdata_info info;
+	struct event_attr attr;
+	struct sr_ent *ents;
+	size_t nr_ents, next;
+	uint64_t skipped, jitmaps;
+	uint64_t *scratch;      /* callchain or registers, host order */
+	size_t scratch_alloc;
+	char comm[256];
+	struct hashmap comms;   /* pid -> its command name (owned) */
+	struct hashmap tids;    /* tids named so far */
+	bool named;             /* the next entry's thread was just named */
+	struct sr_jit *jits;    /* JITMAP names, delivered first */
+	size_t nr_jits, alloc_jits, next_jit;
+	struct hashmap jit_keys;/* (pid, key) -> index + 1 */
+};
+
+bool syscap_probe(const void *head, size_t len)
+{
+	static const uint8_t magic[4] = { 0x5e, 0x97, 0xca, 0xfd };
+
+	return len >= 4 && !memcmp(head, magic, 4);
+}
+
+static struct cur sr_cur(const struct syscap_reader *r, uint64_t off,
+			 size_t len)
+{
+	return cur_make(r->data + off, len, off, r->swap);
+}
+
+/* A NUL-terminated string at off inside a frame ending at end. */
+static const char *sr_str(const struct syscap_reader *r, uint64_t off,
+			  uint64_t end)
+{
+	const char *s = (const char *)r->data + off;
+
+	if (off >= end || !memchr(s, 0, (size_t)(end - off)))
+		return NULL;
+	return s;
+}
+
+static void sr_metadata(struct syscap_reader *r, uint64_t off, uint64_t end)
+{
+	char key[41];
+	const char *val;
+	char **dst = NULL;
+
+	if (end - off < 65)
+		return;
+	memcpy(key, r->data + off + 24, 40);
+	key[40] = 0;
+	val = sr_str(r, off + 64, end);
+	if (!val)
+		return;
+	if (!strcmp(key, "hostname"))
+		dst = &r->info.hostname;
+	else if (!strcmp(key, "uname.release"))
+		dst = &r->info.osrelease;
+	else if (!strcmp(key, "uname.machine"))
+		dst = &r->info.arch;
+	if (dst && !*dst)
+		*dst = mem_strdup(val);
+	if (dst == &r->info.arch && r->info.arch)
+		r->info.arch_id = !strcmp(val, "x86_64") ? EVENT_ARCH_X86_64 :
+				  !strcmp(val, "aarch64") ? EVENT_ARCH_AARCH64 :
+				  EVENT_ARCH_UNKNOWN;
+}
+
+/* Checks one frame's own layout; returns -1 with r->err set. */
+static int sr_check(struct syscap_reader *r, uint8_t type, uint64_t off,
+		    uint64_t len)
+{
+	struct cur c = sr_cur(r, off, (size_t)len);
+	uint64_t n;
+
+	cur_skip(&c, 24);
+	switch (type) {
+	case SYSCAP_SAMPLE:
+		n = cur_u16(&c);
+		if (32 + 8 * n > len)
+			return err_set(&r->err, ERR_CORRUPT, off,
+				       "SAMPLE frame of %llu bytes has %llu "
+				       "addresses",
+				       (unsigned long long)len,
+				       (unsigned long long)n);
+		return 0;
+	case SYSCAP_MAP:
+		if (len < 57 || r->data[off + len - 1] != 0)
+			return err_set(&r->err, ERR_CORRUPT, off,
+				       "MAP frame without a NUL-terminated "
+				       "file name");
+		return 0;
+	case SYSCAP_PROCESS:
+		if (len < 25 || r->data[off + len - 1] != 0)
+			return err_set(&r->err, ERR_CORRUPT, off,
+				       "PROCESS frame without a NUL-terminated "
+				       "command line");
+		return 0;
+	case SYSCAP_FORK:
+		if (len < 28)
+			return err_set(&r->err, ERR_CORRUPT, off,
+				       "FORK frame of %llu bytes is too short",
+				       (unsigned long long)len);
+		return 0;
+	case SYSCAP_STACK_USER: {
+		uint64_t size = cur_u64(&c), nregs;
+
+		if (c.short_read || size > len || 40 + size + 8 > len)
+			return err_set(&r->err, ERR_CORRUPT, off,
+				       "user-stack frame of %llu bytes holds "
+				       "%llu stack bytes",
+				       (unsigned long long)len,
+				       (unsigned long long)size);
+		c = sr_cur(r, off + 40 + size, (size_t)(len - 40 - size));
+		nregs = cur_u32(&c);
+		if (nregs > 64 || 48 + size + 8 * nregs > len)
+			return err_set(&r->err, ERR_CORRUPT, off + 40 + size,
+				       "user-stack frame: %llu registers do not "
+				       "fit", (unsigned long long)nregs);
+		return 0;
+	}
+	case SYSCAP_JITMAP:
+		if (len < 28)
+			return err_set(&r->err, ERR_CORRUPT, off,
+				       "JITMAP frame of %llu bytes is too short",
+				       (unsigned long long)len);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static uint64_t sr_jit_key(int32_t pid, uint64_t key)
+{
+	return hashmap_mix(key ^ ((uint64_t)(uint32_t)pid << 32));
+}
+
+/* A JITMAP frame: n, then n x {u64 key, NUL-terminated name}. */
+static int sr_jitmap(struct syscap_reader *r, uint64_t off, uint64_t len)
+{
+	struct cur c = sr_cur(r, off, (size_t)len);
+	int32_t pid;
+	uint32_t n, i;
+
+	cur_skip(&c, 4);
+	pid = (int32_t)cur_u32(&c);
+	cur_skip(&c, 16);
+	n = cur_u32(&c);
+	for (i = 0; i < n; i++) {
+		uint64_t key = cur_u64(&c);
+		const char *name = (const char *)c.p;
+		const uint8_t *nul = c.short_read ? NULL :
+				     memchr(c.p, 0, cur_left(&c));
+
+		if (!nul)
+			return err_set(&r->err, ERR_CORRUPT, off,
+				       "JITMAP frame: entry %u is cut", i);
+		cur_skip(&c, (size_t)(nul - c.p) + 1);
+		if (mem_grow(&r->jits, &r->alloc_jits, sizeof(*r->jits),
+			     r->nr_jits + 1) < 0 ||
+		    hashmap_put(&r->jit_keys, sr_jit_key(pid, key),
+				(void *)(uintptr_t)(r->nr_jits + 1)) < 0)
+			return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF,
+				       "JIT names");
+		r->jits[r->nr_jits].pid = pid;
+		r->jits[r->nr_jits].name = name;
+		r->nr_jits++;
+	}
+	return 0;
+}
+
+static int sr_ent_cmp(const void *a, const void *b)
+{
+	const struct sr_ent *x = a, *y = b;
+
+	if (x->late != y->late)
+		return x->late ? 1 : -1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+static int sr_index(struct syscap_reader *r)
+{
+	const uint8_t *h = r->data;
+	uint64_t off = SYSCAP_HEADER_SIZE;
+	size_t alloc = 0;
+	uint16_t one = 1;
+	bool host_le = *(const uint8_t *)&one == 1, file_le;
+
+	if (r->size < SYSCAP_HEADER_SIZE)
+		return err_set(&r->err, r->size >= 4 && syscap_probe(h, 4) ?
+					ERR_TRUNCATED : ERR_FORMAT, 0,
+			       "not a sysprof capture (%zu bytes)", r->size);
+	if (!syscap_probe(h, 4))
+		return err_set(&r->err, ERR_FORMAT, 0,
+			       "not a sysprof capture (bad magic)");
+	if (h[4] != 1)
+		return err_set(&r->err, ERR_UNSUPPORTED, 4,
+			       "sysprof capture version %u", h[4]);
+	/* The little_endian bit-field: bit 0 (LE writer) or bit 7 (BE). */
+	file_le = h[5] & 1;
+	r->swap = file_le != host_le;
+	r->info.swap = r->swap;
+	r->info.file_size = r->size;
+	r->info.header_size = SYSCAP_HEADER_SIZE;
+	while (off < r->size) {
+		struct cur c;
+		uint16_t len;
+		uint8_t type;
+		int64_t time;
+
+		if (r->size - off < SYSCAP_FRAME_HEADER_SIZE)
+			return err_set(&r->err, ERR_TRUNCATED, off,
+				       "capture ends inside a frame header");
+		c = sr_cur(r, off, SYSCAP_FRAME_HEADER_SIZE);
+		len = cur_u16(&c);
+		cur_skip(&c, 6);
+		time = (int64_t)cur_u64(&c);
+		type = r->data[off + 16];
+		if (len < SYSCAP_FRAME_HEADER_SIZE || len % 8)
+			return err_set(&r->err, ERR_CORRUPT, off,
+				       "frame length %u is not a multiple of 8 "
+				       "from 24", len);
+		if (len > r->size - off)
+			return err_set(&r->err, ERR_TRUNCATED, off,
+				       "frame of %u bytes runs past the end",
+				       len);
+		if (sr_check(r, type, off, len) < 0)
+			return -1;
+		switch (type) {
+		case SYSCAP_SAMPLE:
+		case SYSCAP_MAP:
+		case SYSCAP_PROCESS:
+		case SYSCAP_FORK:
+		case SYSCAP_EXIT:
+		case SYSCAP_STACK_USER:
+			if (mem_grow(&r->ents, &alloc, sizeof(*r->ents),
+				     r->nr_ents + 1) < 0)
+				return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF,
+					       "frame index");
+			r->ents[r->nr_ents].time = time;
+			r->ents[r->nr_ents].off = off;
+			r->ents[r->nr_ents].late = type != SYSCAP_MAP &&
+						   type != SYSCAP_PROCESS;
+			r->nr_ents++;
+			if (type == SYSCAP_STACK_USER)
+				r->attr.sample_type |= SR_PERF_DWARF_BITS;
+			break;
+		case SYSCAP_METADATA:
+			sr_metadata(r, off, off + len);
+			r->skipped++;
+			break;
+		case SYSCAP_JITMAP:
+			if (sr_jitmap(r, off, len) < 0)
+				return -1;
+			r->jitmaps++;
+			break;
+		default:
+			r->skipped++;
+			break;
+		}
+		off += len;
+	}
+	if (r->nr_ents)
+		qsort(r->ents, r->nr_ents, sizeof(*r->ents), sr_ent_cmp);
+	return 0;
+}
+
+static uint64_t *sr_scratch(struct syscap_reader *r, size_t n)
+{
+	if (mem_grow(&r->scratch, &r->scratch_alloc, sizeof(uint64_t),
+		     n ? n : 1) < 0)
+		return NULL;
+	return r->scratch;
+}
+
+/*
+ * A command name from a PROCESS frame: a perf COMM (15 characters at
+ * most) as it is, else a command line (a /proc scan's): the basename of
+ * its first word, cut to 15 characters as the kernel's comm.
+ */
+static const char *sr_comm(struct syscap_reader *r, const char *cmdline)
+{
+	size_t n = strcspn(cmdline, " ");
+	const char *base = cmdline;
+	size_t i;
+
+	if (strlen(cmdline) <= 15)
+		return cmdline;
+	for (i = 0; i < n; i++)
+		if (cmdline[i] == '/')
+			base = cmdline + i + 1;
+	n -= (size_t)(base - cmdline);
+	if (n > 15)
+		n = 15;
+	memcpy(r->comm, base, n);
+	r->comm[n] = 0;
+	return r->comm;
+}
+
+static int sr_hex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static int sr_sample(struct syscap_reader *r, struct cur *c, uint64_t off,
+		     struct event *ev)
+{
+	struct event_sample *s = &ev->sample;
+	uint32_t n = cur_u16(c), i, k = 0;
+	uint64_t *cc, ctx = 0;
+
+	cur_skip(c, 2);
+	ev->tid = (int32_t)cur_u32(c);
+	cc = sr_scratch(r, (size_t)n + 1);
+	if (!cc)
+		return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF, "sample");
+	for (i = 0; i < n; i++) {
+		uint64_t a = cur_u64(c);
+
+		if (i == 0 && a < EVENT_CONTEXT_MAX)
+			cc[k++] = EVENT_CONTEXT_USER;  /* no markers at all */
+		if ((a & SR_JIT_MASK) == SR_JIT_MASK && a < EVENT_CONTEXT_MAX) {
+			void *v;
+
+			if (hashmap_get(&r->jit_keys, sr_jit_key(ev->pid, a),
+					&v))
+				a = SR_JIT_BASE + 16 * ((uintptr_t)v - 1) + 8;
+		}
+		if (a >= EVENT_CONTEXT_MAX) {
+			if (!ctx)
+				ctx = a;
+		} else if (!s->ip) {
+			s->ip = a;
+		}
+		cc[k++] = a;
+	}
+	if (c->short_read)
+		return err_set(&r->err, ERR_TRUNCATED, off,
+			       "SAMPLE frame is cut");
+	s->cpumode = ctx == EVENT_CONTEXT_KERNEL ? EVENT_MODE_KERNEL :
+		     EVENT_MODE_USER;
+	s->callchain = cc;
+	s->callchain_nr = k;
+	s->period = 1;
+	return 0;
+}
+
+static int sr_stack_user(struct syscap_reader *r, struct cur *c, uint64_t off,
+			 struct event *ev)
+{
+	struct event_sample *s = &ev->sample;
+	uint64_t size = cur_u64(c), *regs;
+	uint32_t nregs, abi, i;
+
+	ev->tid = (int32_t)cur_u32(c);
+	cur_skip(c, 4);
+	s->stack = cur_bytes(c, (size_t)size);
+	s->stack_size = size;
+	s->stack_dyn_size = size;
+	nregs = cur_u32(c);
+	abi = cur_u32(c);
+	regs = sr_scratch(r, nregs);
+	if (!regs)
+		return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF, "registers");
+	for (i = 0; i < nregs; i++)
+		regs[i] = cur_u64(c);
+	if (c->short_read)
+		return err_set(&r->err, ERR_TRUNCATED, off,
+			       "user-stack frame is cut");
+	s->cpumode = EVENT_MODE_USER;
+	s->regs_user_abi = abi;
+	/* eu-stacktrace sends AX..IP and R8..R15, in bit order. */
+	s->regs_user_mask = nregs == 17 ? SR_EU_REGS_MASK :
+			    nregs < 64 ? (1ull << nregs) - 1 : ~0ull;
+	s->regs_user = regs;
+	s->regs_user_nr = nregs;
+	s->ip = nregs > 8 ? regs[8] : 0;
+	s->period = 1;
+	return 0;
+}
+
+/*
+ * A sample's thread never named (sysprof has no per-thread names and 3.46
+ * writes no FORK for threads) takes its process's name, as a new thread
+ * inherits it: a COMM event first, then the sample again.  Returns true
+ * when *ev is that COMM (ev->comm.comm NULL: out of memory).
+ */
+static bool sr_name_thread(struct syscap_reader *r, const struct sr_ent *e,
+			   struct event *ev)
+{
+	uint8_t type = r->data[e->off + 16];
+	struct cur c = sr_cur(r, e->off, 64);
+	int32_t pid, tid;
+	void *v;
+
+	if (r->named || (type != SYSCAP_SAMPLE && type != SYSCAP_STACK_USER)) {
+		r->named = false;
+		return false;
+	}
+	cur_skip(&c, 4);
+	pid = (int32_t)cur_u32(&c);
+	cur_skip(&c, type == SYSCAP_SAMPLE ? 20 : 24);
+	tid = (int32_t)cur_u32(&c);
+	if (pid == tid || hashmap_get(&r->tids, (uint64_t)(uint32_t)tid, &v) ||
+	    !hashmap_get(&r->comms, (uint64_t)(uint32_t)pid, &v))
+		return false;
+	memset(ev, 0, sizeof(*ev));
+	ev->type = EVENT_COMM;
+	ev->rec_type = SYSCAP_PROCESS;
+	ev->pid = pid;
+	ev->tid = tid;
+	ev->cpu = -1;
+	ev->time = e->time < 0 ? 0 : (uint64_t)e->time;
+	ev->file_off = e->off;
+	ev->comm.comm = v;
+	if (hashmap_put(&r->tids, (uint64_t)(uint32_t)tid, NULL) < 0)
+		ev->comm.comm = NULL;
+	r->named = true;
+	r->next--;      /* the sample comes next */
+	return true;
+}
+
+int syscap_next(struct syscap_reader *r, struct event *ev)
+{
+	const struct sr_ent *e;
+	struct cur c;
+	uint16_t len;
+	uint8_t type;
+
+	if (r->next_jit < r->nr_jits) {
+		const struct sr_jit *j = &r->jits[r->next_jit];
+
+		memset(ev, 0, sizeof(*ev));
+		ev->type = EVENT_JIT;
+		ev->rec_type = SYSCAP_JITMAP;
+		ev->pid = ev->tid = j->pid;
+		ev->cpu = -1;
+		ev->jit.start = SR_JIT_BASE + 16 * r->next_jit;
+		ev->jit.len = 16;
+		ev->jit.name = j->name;
+		r->next_jit++;
+		return 1;
+	}
+	if (r->next >= r->nr_ents)
+		return 0;
+	e = &r->ents[r->next++];
+	if (sr_name_thread(r, e, ev))
+		return ev->comm.comm ? 1 : -1;
+	c = sr_cur(r, e->off, SYSCAP_FRAME_HEADER_SIZE);
+	len = cur_u16(&c);
+	memset(ev, 0, sizeof(*ev));
+	ev->cpu = (int16_t)cur_u16(&c);
+	ev->pid = (int32_t)cur_u32(&c);
+	ev->tid = ev->pid;
+	ev->time = e->time < 0 ? 0 : (uint64_t)e->time;
+	type = r->data[e->off + 16];
+	ev->rec_type = type;
+	ev->file_off = e->off;
+	ev->raw = r->data + e->off;
+	ev->raw_len = len;
+	c = sr_cur(r, e->off + SYSCAP_FRAME_HEADER_SIZE,
+		   len - SYSCAP_FRAME_HEADER_SIZE);
+	switch (type) {
+	case SYSCAP_SAMPLE:
+	case SYSCAP_STACK_USER:
+		ev->type = EVENT_SAMPLE;
+		ev->attr = &r->info.attrs[0];
+		if ((type == SYSCAP_SAMPLE ? sr_sample(r, &c, e->off, ev) :
+					     sr_stack_user(r, &c, e->off, ev)) < 0)
+			return -1;
+		return 1;
+	case SYSCAP_MAP: {
+		struct event_mmap *m = &ev->mmap;
+		uint64_t end;
+		const char *at;
+		size_t i;
+
+		ev->type = EVENT_MMAP;
+		m->start = cur_u64(&c);
+		end = cur_u64(&c);
+		m->pgoff = cur_u64(&c);
+		m->ino = cur_u64(&c);
+		m->len = end > m->start ? end - m->start : 0;
+		m->filename = (const char *)r->data + e->off + 56;
+		m->cpumode = EVENT_MODE_USER;
+		m->executable = true;
+		m->has_inode = m->ino != 0;
+		m->is_mmap2 = true;
+		/* "name\0@hex\0": a build-id (sysprof 45 and newer). */
+		at = m->filename + strlen(m->filename) + 1;
+		if ((const uint8_t *)at < r->data + e->off + len &&
+		    *at == '@') {
+			for (i = 0; i < 20; i++) {
+				int hi = sr_hex(at[1 + 2 * i]);
+				int lo = hi < 0 ? -1 : sr_hex(at[2 + 2 * i]);
+
+				if (lo < 0)
+					break;
+				m->build_id[i] = (uint8_t)(hi << 4 | lo);
+			}
+			m->build_id_size = (uint8_t)(i >= 16 ? i : 0);
+		}
+		return 1;
+	}
+	case SYSCAP_PROCESS: {
+		char *old = NULL, *name;
+		void *v;
+
+		ev->type = EVENT_COMM;
+		ev->comm.comm = sr_comm(r, (const char *)r->data + e->off + 24);
+		name = mem_strdup(ev->comm.comm);
+		if (hashmap_get(&r->comms, (uint64_t)(uint32_t)ev->pid, &v))
+			old = v;
+		if (!name || hashmap_put(&r->comms, (uint64_t)(uint32_t)ev->pid,
+					 name) < 0) {
+			free(name);
+			return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF, "names");
+		}
+		free(old);
+		return 1;
+	}
+	case SYSCAP_FORK:
+		ev->type = EVENT_FORK;
+		ev->fork.ptid = ev->pid;
+		ev->fork.ppid = ev->pid;
+		ev->fork.time = ev->time;
+		ev->pid = ev->tid = (int32_t)cur_u32(&c);
+		if (hashmap_put(&r->tids, (uint64_t)(uint32_t)ev->tid, NULL) < 0)
+			return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF, "tids");
+		return 1;
+	case SYSCAP_EXIT:
+		ev->type = EVENT_EXIT;
+		ev->fork.ppid = ev->fork.ptid = -1;
+		ev->fork.time = ev->time;
+		return 1;
+	default:
+		return err_set(&r->err, ERR_CORRUPT, e->off, "frame type %u",
+			       type);
+	}
+}
+
+static struct syscap_reader *sr_new(const char *name, struct err *err)
+{
+	struct syscap_reader *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		err_set(err, ERR_NOMEM, ERR_NO_OFF, "out of memory");
+		return NULL;
+	}
+	r->name = name;
+	r->attr.name = "cpu-clock";
+	r->attr.type = 1;       /* PERF_TYPE_SOFTWARE, cpu-clock */
+	r->attr.sample_type = SR_PERF_SAMPLE_BITS;
+	r->attr.sample_id_all = true;
+	r->attr.sample_period = 1;
+	r->info.attrs = &r->attr;
+	r->info.nr_attrs = 1;
+	r->info.pipe = false;
+	return r;
+}
+
+static struct syscap_reader *sr_finish_open(struct syscap_reader *r,
+					    struct err *err)
+{
+	if (sr_index(r) < 0) {
+		*err = r->err;
+		syscap_close(r);
+		return NULL;
+	}
+	if (r->attr.sample_type & SR_PERF_DWARF_BITS) {
+		r->attr.sample_regs_user = SR_EU_REGS_MASK;
+		r->attr.sample_stack_user = 8192;
+	}
+	return r;
+}
+
+struct syscap_reader *syscap_open_mem(const void *data, size_t size,
+				      const char *name, struct err *err)
+{
+	struct syscap_reader *r = sr_new(name, err);
+
+	if (!r)
+		return NULL;
+	r->data = data;
+	r->size = size;
+	return sr_finish_open(r, err);
+}
+
+struct syscap_reader *syscap_open(const char *path, struct err *err)
+{
+	struct syscap_reader *r;
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err_sys(err, errno, "cannot open");
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		err_set(err, ERR_UNSUPPORTED, ERR_NO_OFF,
+			"a sysprof capture must be a regular file");
+		close(fd);
+		return NULL;
+	}
+	r = sr_new(path, err);
+	if (!r) {
+		close(fd);
+		return NULL;
+	}
+	if (st.st_size > 0) {
+		r->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+			      fd, 0);
+		if (r->map == MAP_FAILED) {
+			r->map = NULL;
+			err_sys(err, errno, "cannot map");
+			close(fd);
+			syscap_close(r);
+			return NULL;
+		}
+		r->map_len = (size_t)st.st_size;
+	}
+	close(fd);
+	r->data = r->map ? r->map : (const uint8_t *)"";
+	r->size = r->map_len;
+	return sr_finish_open(r, err);
+}
+
+const struct err *syscap_err(const struct syscap_reader *r)
+{
+	return &r->err;
+}
+
+const struct perfdata_info *syscap_info(const struct syscap_reader *r)
+{
+	return &r->info;
+}
+
+uint64_t syscap_skipped(const struct syscap_reader *r)
+{
+	return r->skipped;
+}
+
+void syscap_close(struct syscap_reader *r)
+{
+	if (!r)
+		return;
+	if (r->map)
+		munmap(r->map, r->map_len);
+	{
+		size_t pos = 0;
+		uint64_t key;
+		void *v;
+
+		while (hashmap_iter(&r->comms, &pos, &key, &v))
+			free(v);
+	}
+	hashmap_release(&r->comms);
+	hashmap_release(&r->jit_keys);
+	free(r->jits);
+	hashmap_release(&r->tids);
+	free(r->ents);
+	free(r->scratch);
+	free(r->info.hostname);
+	free(r->info.osrelease);
+	free(r->info.arch);
+	free(r);
+}

@@ -1,0 +1,57 @@
+/*
+ * syscap_read.h - reader for sysprof captures (sysprof 3.46 and current,
+ * either byte order) producing the events of common/event.h in time
+ * order.
+ *
+ * Frames become events: PROCESS -> COMM (the name as it is when it fits a
+ * comm's 15 characters, else the basename of the command line's first
+ * word; a thread seen first in a sample takes its process's), FORK (frame pid
+ * = parent tid, child = new tid) -> FORK, EXIT -> EXIT, MAP -> MMAP (with
+ * the "@build-id" suffix when present), SAMPLE -> a sample with the
+ * frame's addresses as its callchain (a USER context first when the list
+ * starts without one, as eu-stacktrace writes them), type 18
+ * (eu-stacktrace's raw user stacks) -> a sample with user registers and
+ * stack bytes, to be unwound like perf's DWARF samples.  JITMAP frames are
+ * read when the capture is opened (they often come after the samples that
+ * use them): each name is delivered first as an EVENT_JIT of 16 bytes at a
+ * private address, which replaces its key in the samples.
+ * METADATA "hostname", "uname.release" and "uname.machine" fill the info.
+ * MAP and PROCESS frames are delivered first (sysprof builds a process's
+ * address space from all of them: /proc scans are often written after the
+ * samples), then the others sorted by time (file order for equal times);
+ * unknown frame types and frame-index TIMESTAMPs are skipped and counted.
+ * The whole file is mapped; standard input is not supported.
+ */
+#ifndef RESTACK_FORMATS_SYSCAP_READ_H
+#define RESTACK_FORMATS_SYSCAP_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "common/event.h"
+#include "formats/perfdata.h"
+
+struct syscap_reader;
+
+/* Opens and indexes path.  Returns NULL with *err filled. */
+struct syscap_reader *syscap_open(const char *path, struct err *err);
+
+/*
+ * Like syscap_open() over bytes in memory (which must outlive the
+ * reader); name is used in messages.
+ */
+struct syscap_reader *syscap_open_mem(const void *data, size_t size,
+				      const char *name, struct err *err);
+
+/* 1 with *ev filled, 0 at the end, -1 on error (syscap_err()). */
+int syscap_next(struct syscap_reader *r, struct event *ev);
+
+const struct err *syscap_err(const struct syscap_reader *r);
+const struct perfdata_info *syscap_info(const struct syscap_reader *r);
+/* Frames skipped: unknown types, frame indexes, types restack ignores. */
+uint64_t syscap_skipped(const struct syscap_reader *r);
+
+void syscap_close(struct syscap_reader *r);
+
+#endif

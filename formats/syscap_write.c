@@ -1,0 +1,414 @@
+/*
+ * syscap_write.c - sysprof capture output (see syscap_write.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/syscap_write.h"
+
+#include "common/hashmap.h"
+#include "common/mem.h"
+#include "common/strbuf.h"
+#include "formats/syscap.h"
+
+#define SW_FLUSH_AT (1u << 20)
+#define SW_MAX_ADDRS ((SYSCAP_FRAME_MAX - 32) / 8)
+
+struct syscap_writer {
+	int fd;
+	bool seekable;
+	unsigned version;
+	syscap_bid_fn bid_fn;
+	void *bid_ctx;
+	struct err err;
+	struct syscap_write_stats st;
+	bool begun;
+
+	struct strbuf out;
+	uint8_t *frame;         /* the frame being built */
+	size_t frame_alloc;
+	uint64_t *addrs;
+	size_t addrs_alloc;
+
+	int64_t first_time, last_time;
+	bool have_time;
+
+	struct hashmap jit;     /* name hash -> key */
+	uint64_t next_jit;
+};
+
+static int sw_flush(struct syscap_writer *w)
+{
+	size_t off = 0;
+
+	if (w->out.oom)
+		return err_set(&w->err, ERR_NOMEM, ERR_NO_OFF,
+			       "output buffer");
+	while (off < w->out.len) {
+		ssize_t n = write(w->fd, w->out.buf + off, w->out.len - off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return err_sys(&w->err, errno, "cannot write");
+		}
+		off += (size_t)n;
+	}
+	w->st.bytes += w->out.len;
+	strbuf_reset(&w->out);
+	return 0;
+}
+
+/* The file header; times are the capture's first and last. */
+static void sw_header(const struct syscap_writer *w, uint8_t *h)
+{
+	uint32_t magic = SYSCAP_MAGIC;
+	int64_t t0 = w->have_time ? w->first_time : 0;
+	int64_t t1 = w->have_time ? w->last_time : 0;
+	uint16_t one = 1;
+	bool le = *(const uint8_t *)&one == 1;
+
+	memset(h, 0, SYSCAP_HEADER_SIZE);
+	memcpy(h, &magic, 4);
+	h[4] = 1;                       /* version */
+	h[5] = le ? 0x01 : 0x80;        /* little_endian bit-field */
+	/* Deterministic output: no wall-clock time of the conversion. */
+	memcpy(h + 8, "1970-01-01T00:00:00Z", 20);
+	memcpy(h + 72, &t0, 8);
+	memcpy(h + 80, &t1, 8);
+}
+
+/* Starts a frame of len payload-and-header bytes (rounded up to 8). */
+static uint8_t *sw_frame(struct syscap_writer *w, enum syscap_frame_type type,
+			 size_t len, int16_t cpu, int32_t pid, int64_t time)
+{
+	size_t full = (len + 7) & ~(size_t)7;
+	uint16_t l16 = (uint16_t)full;
+
+	if (full > SYSCAP_FRAME_MAX) {
+		err_set(&w->err, ERR_UNSUPPORTED, ERR_NO_OFF,
+			"a sysprof frame of %zu bytes does not fit", full);
+		return NULL;
+	}
+	if (mem_grow(&w->frame, &w->frame_alloc, 1, full) < 0) {
+		err_set(&w->err, ERR_NOMEM, ERR_NO_OFF, "frame");
+		return NULL;
+	}
+	memset(w->frame, 0, full);
+	memcpy(w->frame, &l16, 2);
+	memcpy(w->frame + 2, &cpu, 2);
+	memcpy(w->frame + 4, &pid, 4);
+	memcpy(w->frame + 8, &time, 8);
+	w->frame[16] = (uint8_t)type;
+	return w->frame;
+}
+
+static int sw_put_frame(struct syscap_writer *w)
+{
+	uint16_t len;
+
+	memcpy(&len, w->frame, 2);
+	strbuf_add(&w->out, w->frame, len);
+	w->st.frames++;
+	if (w->out.len >= SW_FLUSH_AT)
+		return sw_flush(w);
+	return 0;
+}
+
+/* METADATA: key char[40] at 24, NUL-terminated value at 64. */
+static int sw_metadata(struct syscap_writer *w, int64_t time, const char *key,
+		       const char *val)
+{
+	size_t n = strlen(val) + 1;
+	uint8_t *f;
+
+	if (!val[0] || n > SYSCAP_FRAME_MAX - 64)
+		return 0;
+	f = sw_frame(w, SYSCAP_METADATA, 64 + n, -1, -1, time);
+	if (!f)
+		return -1;
+	memcpy(f + 24, key, strlen(key));
+	memcpy(f + 64, val, n);
+	return sw_put_frame(w);
+}
+
+static int sw_begin(struct syscap_writer *w, const struct perfdata_info *in,
+		    int64_t time)
+{
+	uint8_t h[SYSCAP_HEADER_SIZE];
+
+	w->begun = true;
+	w->first_time = w->last_time = time;
+	w->have_time = true;
+	sw_header(w, h);
+	/* end_time: filled in at the end when the output is seekable; 0
+	 * (unknown, readers scan the frames) in a pipe, as sysprof does. */
+	memset(h + 80, 0, 8);
+	strbuf_add(&w->out, h, sizeof(h));
+	if (in && in->hostname &&
+	    sw_metadata(w, time, "hostname", in->hostname) < 0)
+		return -1;
+	if (in && in->osrelease &&
+	    sw_metadata(w, time, "uname.release", in->osrelease) < 0)
+		return -1;
+	if (in && in->arch && sw_metadata(w, time, "uname.machine", in->arch) < 0)
+		return -1;
+	return 0;
+}
+
+/* A frame whose payload is one NUL-terminated string at 24 (PROCESS). */
+static int sw_string_frame(struct syscap_writer *w, enum syscap_frame_type t,
+			   int16_t cpu, int32_t pid, int64_t time,
+			   const char *s)
+{
+	size_t n = strlen(s) + 1;
+	uint8_t *f = sw_frame(w, t, 24 + n, cpu, pid, time);
+
+	if (!f)
+		return -1;
+	memcpy(f + 24, s, n);
+	return sw_put_frame(w);
+}
+
+static int sw_map(struct syscap_writer *w, const struct event *ev, int16_t cpu,
+		  int64_t time)
+{
+	const struct event_mmap *m = &ev->mmap;
+	uint8_t bid[20];
+	unsigned nbid = 0, i;
+	size_t n = strlen(m->filename) + 1, len;
+	uint64_t end = m->start + m->len;
+	uint8_t *f;
+
+	if (w->version != 3) {
+		if (m->build_id_size && m->build_id_size <= 20) {
+			memcpy(bid, m->build_id, m->build_id_size);
+			nbid = m->build_id_size;
+		} else if (w->bid_fn) {
+			nbid = w->bid_fn(w->bid_ctx, m->filename, bid);
+		}
+	}
+	len = 56 + n + (nbid ? 2 + 2 * nbid : 0);
+	f = sw_frame(w, SYSCAP_MAP, len, cpu, ev->pid, time);
+	if (!f)
+		return -1;
+	memcpy(f + 24, &m->start, 8);
+	memcpy(f + 32, &end, 8);
+	memcpy(f + 40, &m->pgoff, 8);
+	memcpy(f + 48, &m->ino, 8);
+	memcpy(f + 56, m->filename, n);
+	if (nbid) {
+		static const char hex[] = "0123456789abcdef";
+		char *p = (char *)f + 56 + n;
+
+		*p++ = '@';
+		for (i = 0; i < nbid; i++) {
+			*p++ = hex[bid[i] >> 4];
+			*p++ = hex[bid[i] & 15];
+		}
+	}
+	return sw_put_frame(w);
+}
+
+static uint64_t sw_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+/* The JITMAP key of a JIT symbol, writing its JITMAP frame when new. */
+static int sw_jit_key(struct syscap_writer *w, const char *name, int32_t pid,
+		      int64_t time, uint64_t *key)
+{
+	uint64_t h = sw_hash(name);
+	void *v;
+	size_t n = strlen(name) + 1;
+	uint32_t one = 1;
+	uint8_t *f;
+
+	if (hashmap_get(&w->jit, h, &v)) {
+		*key = (uint64_t)(uintptr_t)v;
+		return 0;
+	}
+	if (n > SYSCAP_FRAME_MAX - 40)
+		n = SYSCAP_FRAME_MAX - 40;
+	*key = SYSCAP_JITMAP_MARK | ++w->next_jit;
+	if (hashmap_put(&w->jit, h, (void *)(uintptr_t)*key) < 0)
+		return err_set(&w->err, ERR_NOMEM, ERR_NO_OFF, "JIT names");
+	f = sw_frame(w, SYSCAP_JITMAP, 28 + 8 + n, -1, pid, time);
+	if (!f)
+		return -1;
+	memcpy(f + 24, &one, 4);
+	memcpy(f + 28, key, 8);
+	memcpy(f + 36, name, n - 1);
+	w->st.jit_symbols++;
+	return sw_put_frame(w);
+}
+
+static int sw_sample(struct syscap_writer *w, const struct event *ev,
+		     const struct rsample *rs, int16_t cpu, int64_t time)
+{
+	uint32_t i, nk = rs->nr_kernel, nu = rs->nr_frames - rs->nr_kernel;
+	size_t n = 0, need = nk + nu + 2;
+	uint16_t n16;
+	uint8_t *f;
+
+	if (mem_grow(&w->addrs, &w->addrs_alloc, sizeof(*w->addrs), need) < 0)
+		return err_set(&w->err, ERR_NOMEM, ERR_NO_OFF, "sample");
+	if (nk) {
+		w->addrs[n++] = EVENT_CONTEXT_KERNEL;
+		for (i = 0; i < nk; i++)
+			w->addrs[n++] = rs->frames[i].pc;
+	}
+	if (nu) {
+		w->addrs[n++] = EVENT_CONTEXT_USER;
+		for (i = nk; i < rs->nr_frames; i++) {
+			const struct sym_loc *l = rs->frames[i].loc;
+			uint64_t a = rs->frames[i].pc;
+
+			if (l && l->kind == SYM_JIT && l->nr &&
+			    l->e[l->nr - 1].name &&
+			    sw_jit_key(w, l->e[l->nr - 1].name, ev->pid, time,
+				       &a) < 0)
+				return -1;
+			w->addrs[n++] = a;
+		}
+	}
+	if (n > SW_MAX_ADDRS) {
+		n = SW_MAX_ADDRS;
+		w->st.cut_samples++;
+	}
+	f = sw_frame(w, SYSCAP_SAMPLE, 32 + 8 * n, cpu, ev->pid, time);
+	if (!f)
+		return -1;
+	n16 = (uint16_t)n;
+	memcpy(f + 24, &n16, 2);
+	memcpy(f + 28, &ev->tid, 4);
+	memcpy(f + 32, w->addrs, 8 * n);
+	w->st.samples++;
+	return sw_put_frame(w);
+}
+
+int syscap_writer_event(struct syscap_writer *w,
+			const struct perfdata_info *in,
+			const struct event *ev, const struct rsample *rs)
+{
+	int64_t time;
+	int16_t cpu = ev->cpu >= 0 && ev->cpu < 32768 ? (int16_t)ev->cpu : -1;
+
+	if (ev->time != EVENT_NO_TIME && (int64_t)ev->time >= 0) {
+		time = (int64_t)ev->time;
+		if (w->have_time && time > w->last_time)
+			w->last_time = time;
+		if (w->have_time && time < w->first_time)
+			w->first_time = time;
+	} else {
+		time = w->have_time ? w->last_time : 0;
+	}
+	/* Header and METADATA wait for the first frame: a pipe-mode perf.data
+	 * names its host in records read before that. */
+	if (ev->type != EVENT_SAMPLE && ev->type != EVENT_COMM &&
+	    ev->type != EVENT_FORK && ev->type != EVENT_EXIT &&
+	    ev->type != EVENT_MMAP)
+		return 0;
+	if (!w->begun && sw_begin(w, in, time) < 0)
+		return -1;
+	switch (ev->type) {
+	case EVENT_SAMPLE:
+		return rs ? sw_sample(w, ev, rs, cpu, time) : 0;
+	case EVENT_COMM:
+		if (ev->pid != ev->tid || ev->pid < 0 || !ev->comm.comm)
+			return 0;
+		return sw_string_frame(w, SYSCAP_PROCESS, cpu, ev->pid, time,
+				       ev->comm.comm);
+	case EVENT_FORK: {
+		uint8_t *f;
+
+		if (ev->tid < 0)
+			return 0;
+		f = sw_frame(w, SYSCAP_FORK, 28, cpu, ev->fork.ptid, time);
+		if (!f)
+			return -1;
+		memcpy(f + 24, &ev->tid, 4);
+		return sw_put_frame(w);
+	}
+	case EVENT_EXIT:
+		if (ev->pid != ev->tid || ev->pid < 0)
+			return 0;
+		if (!sw_frame(w, SYSCAP_EXIT, 24, cpu, ev->pid, time))
+			return -1;
+		return sw_put_frame(w);
+	case EVENT_MMAP:
+		if (!ev->mmap.executable || ev->pid < 0 ||
+		    ev->mmap.cpumode == EVENT_MODE_KERNEL ||
+		    ev->mmap.cpumode == EVENT_MODE_GUEST_KERNEL)
+			return 0;
+		return sw_map(w, ev, cpu, time);
+	default:
+		return 0;
+	}
+}
+
+int syscap_writer_finish(struct syscap_writer *w)
+{
+	uint8_t h[SYSCAP_HEADER_SIZE];
+
+	if (!w->begun && sw_begin(w, NULL, 0) < 0)
+		return -1;
+	if (sw_flush(w) < 0)
+		return -1;
+	if (w->seekable) {
+		sw_header(w, h);
+		if (pwrite(w->fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
+			return err_sys(&w->err, errno,
+				       "cannot write the header");
+	}
+	return 0;
+}
+
+struct syscap_writer *syscap_writer_new(int fd,
+					const struct syscap_write_opts *opts,
+					syscap_bid_fn bid_fn, void *ctx,
+					struct err *err)
+{
+	struct syscap_writer *w = calloc(1, sizeof(*w));
+
+	if (!w) {
+		err_set(err, ERR_NOMEM, ERR_NO_OFF, "out of memory");
+		return NULL;
+	}
+	w->fd = fd;
+	w->seekable = lseek(fd, 0, SEEK_CUR) == 0;
+	w->version = opts ? opts->version : 0;
+	w->bid_fn = bid_fn;
+	w->bid_ctx = ctx;
+	strbuf_init(&w->out);
+	return w;
+}
+
+const struct err *syscap_writer_err(const struct syscap_writer *w)
+{
+	return &w->err;
+}
+
+const struct syscap_write_stats *
+syscap_writer_stats(const struct syscap_writer *w)
+{
+	return &w->st;
+}
+
+void syscap_writer_free(struct syscap_writer *w)
+{
+	if (!w)
+		return;
+	strbuf_release(&w->out);
+	free(w->frame);
+	free(w->addrs);
+	hashmap_release(&w->jit);
+	free(w);
+}
