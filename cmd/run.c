@@ -355,13 +355,11 @@ static int run_setup_resolver(void *ctx, struct resolve *r, struct err *err)
 }
 
 /* Hands a sample a worker resolved to the caller's function. */
-static int run_emit(void *ctx, const struct event *ev,
-		    const struct rsample *s)
+static int run_emit(void *ctx, const struct rsample *s)
 {
 	struct run *run = ctx;
 
-	(void)ev;
-	return run->fn && s ? run->fn(run->fn_ctx, s) : 0;
+	return run->fn ? run->fn(run->fn_ctx, s) : 0;
 }
 
 unsigned run_jobs(const struct run_opts *o)

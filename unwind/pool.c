@@ -26,7 +26,6 @@
 enum pool_msg_kind {
 	POOL_MSG_EVENT,         /* to resolve */
 	POOL_MSG_PASS,          /* a pass begins */
-	POOL_MSG_RECORD,        /* only to hand out (records mode) */
 };
 
 /* A copied event; its payload (strings, arrays, stack) follows it. */
@@ -44,7 +43,6 @@ struct pool_msg {
 struct pool_result {
 	uint64_t seq;
 	bool has;               /* resolve_event() handed out a sample */
-	const struct event *ev; /* records mode: the event, in the batch */
 	uint32_t size;
 	struct rsample rs;
 	struct pool_batch *batch;
@@ -97,7 +95,6 @@ struct pool {
 	uint64_t next_seq;        /* given to the next sample */
 	uint64_t next_emit;       /* the next sample to emit */
 	bool stop;
-	bool records;             /* records mode */
 	atomic_bool failed;
 	pool_emit_fn emit;
 	void *emit_ctx;
@@ -120,7 +117,7 @@ static void *pool_out_reserve(struct pool_batch *b, size_t n)
 
 /* Appends the result of one sample to b->out (offsets fixed later). */
 static int pool_result_add(struct pool_batch *b, uint64_t seq,
-			   const struct event *ev, const struct rsample *rs)
+			   const struct rsample *rs)
 {
 	size_t comm_len = rs && rs->comm ? strlen(rs->comm) + 1 : 0;
 	size_t frames = rs ? rs->nr_frames * sizeof(struct rframe) : 0;
@@ -135,7 +132,6 @@ static int pool_result_add(struct pool_batch *b, uint64_t seq,
 	res->seq = seq;
 	res->size = (uint32_t)size;
 	res->batch = b;
-	res->ev = ev;
 	if (rs) {
 		res->has = true;
 		res->rs = *rs;
@@ -166,14 +162,11 @@ static int pool_run_batch(struct pool_worker *w, struct pool_batch *b)
 			resolve_begin_pass(w->res, m->pass);
 			continue;
 		}
-		rc = 0;
-		if (m->kind == POOL_MSG_EVENT)
-			rc = resolve_event(w->res, &m->ev, &rs);
+		rc = resolve_event(w->res, &m->ev, &rs);
 		if (rc < 0)
 			return -1;
 		if (m->emit &&
-		    pool_result_add(b, m->seq, w->pool->records ? &m->ev : NULL,
-				    rc > 0 ? &rs : NULL) < 0)
+		    pool_result_add(b, m->seq, rc > 0 ? &rs : NULL) < 0)
 			return -1;
 	}
 	return 0;
@@ -266,10 +259,9 @@ static void pool_emit_ready_locked(struct pool *p)
 		p->ring[slot] = NULL;
 		p->next_emit++;
 		b = res->batch;
-		if ((res->has || res->ev) && !p->failed) {
+		if (res->has && !p->failed) {
 			pthread_mutex_unlock(&p->lock);
-			if (p->emit(p->emit_ctx, res->ev,
-				    res->has ? &res->rs : NULL) < 0)
+			if (p->emit(p->emit_ctx, &res->rs) < 0)
 				p->failed = true;
 			pthread_mutex_lock(&p->lock);
 		}
@@ -352,7 +344,6 @@ struct pool_copy_how {
 	enum pool_msg_kind kind;
 	bool emit;              /* give it a sequence number */
 	bool kept;              /* a source holds its record's bytes */
-	bool raw;               /* records mode: the record bytes too */
 };
 
 /* Whether [p, p + len) lies in ev's record bytes (which a source holds). */
@@ -380,8 +371,6 @@ static size_t pool_event_size(const struct event *ev,
 	const struct event_sample *s = &ev->sample;
 	size_t n = pool_align(sizeof(struct pool_msg));
 
-	if (how->raw && !how->kept)
-		n += pool_align(ev->raw_len);
 	switch (ev->type) {
 	case EVENT_SAMPLE:
 		if (!how->kept ||
@@ -444,12 +433,8 @@ static void pool_copy_event(struct pool_batch *b, const struct event *ev,
 	m->size = (uint32_t)size;
 	m->seq = seq;
 	m->ev = *ev;
-	if (!how->raw) {
-		m->ev.raw = NULL;
-		m->ev.raw_len = 0;
-	} else if (!how->kept) {
-		m->ev.raw = pool_copy(&at, ev->raw, ev->raw_len);
-	}
+	m->ev.raw = NULL;
+	m->ev.raw_len = 0;
 	if (ev->attr) {
 		m->attr = *ev->attr;
 		m->ev.attr = &m->attr;
@@ -577,7 +562,7 @@ static int pool_send(struct pool *p, struct pool_worker *w,
 	/* room for a copy, in case the bytes cannot be kept */
 	if (!pool_room(p, w, pool_event_size(ev, how), sample))
 		return -1;
-	if (src && (sample || how->raw))
+	if (src && sample)
 		how->kept = pool_keep(w->open, src);
 	size = pool_event_size(ev, how);
 	pool_copy_event(w->open, ev, seq, size, how);
@@ -591,8 +576,7 @@ static int pool_send(struct pool *p, struct pool_worker *w,
 int pool_event(struct pool *p, const struct event *ev,
 	       const struct pool_source *src)
 {
-	struct pool_copy_how how = { POOL_MSG_EVENT, false, false,
-				     p->records };
+	struct pool_copy_how how = { POOL_MSG_EVENT, false, false };
 	unsigned i;
 
 	if (p->failed)
@@ -607,31 +591,12 @@ int pool_event(struct pool *p, const struct event *ev,
 		how.emit = true;
 		return pool_send(p, &p->w[wi], ev, src, &how, true);
 	}
-	/* every worker; the first hands it out in records mode */
+	/* every worker */
 	for (i = 0; i < p->nr; i++) {
-		how.emit = p->records && i == 0;
-		how.raw = how.emit;
 		if (pool_send(p, &p->w[i], ev, src, &how, false) < 0)
 			return -1;
 	}
 	return 0;
-}
-
-void pool_emit_records(struct pool *p, bool on)
-{
-	p->records = on;
-}
-
-int pool_record(struct pool *p, const struct event *ev,
-		const struct pool_source *src)
-{
-	struct pool_copy_how how = { POOL_MSG_RECORD, true, false, true };
-
-	if (p->failed)
-		return -1;
-	if (!p->records)
-		return 0;
-	return pool_send(p, &p->w[0], ev, src, &how, true);
 }
 
 int pool_begin_pass(struct pool *p, enum resolve_pass pass)

@@ -36,13 +36,8 @@ struct pool;
 
 /* Sets up worker i's resolver; returns 0 or -1 with *err filled. */
 typedef int (*pool_init_fn)(void *ctx, struct resolve *r, struct err *err);
-/*
- * Takes one resolved sample (rs), or in records mode one event with its
- * resolved sample (ev, and rs NULL when the event is not a sample handed
- * out).  Both are valid during the call only.  Returns 0, or -1 to stop.
- */
-typedef int (*pool_emit_fn)(void *ctx, const struct event *ev,
-			    const struct rsample *rs);
+/* Takes one resolved sample, valid during the call; 0, or -1 to stop. */
+typedef int (*pool_emit_fn)(void *ctx, const struct rsample *s);
 
 /*
  * Starts nr workers (2..POOL_MAX_WORKERS).  Worker 0 uses *first, which
@@ -77,20 +72,6 @@ struct pool_source {
  */
 int pool_event(struct pool *p, const struct event *ev,
 	       const struct pool_source *src);
-
-/*
- * Records mode (for writers that carry the input's records over): every
- * event given from now on, to pool_event() or pool_record(), is emitted in
- * order, with its raw record bytes.  Switch it between passes only.
- */
-void pool_emit_records(struct pool *p, bool on);
-
-/*
- * Records mode: an event the resolvers do not take, emitted in its place
- * in the order.  Returns 0 or -1 like pool_event().
- */
-int pool_record(struct pool *p, const struct event *ev,
-		const struct pool_source *src);
 
 /*
  * Waits until every event given so far is resolved and emitted, and gives
