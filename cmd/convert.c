@@ -13,6 +13,7 @@
 #include "cmd/report.h"
 #include "cmd/run.h"
 #include "common/strbuf.h"
+#include "formats/fdout.h"
 #include "formats/folded.h"
 #include "formats/perfdata_write.h"
 #include "formats/pprof.h"
@@ -115,25 +116,12 @@ struct convert_out {
 
 static int convert_flush(struct convert_out *o)
 {
-	size_t off = 0;
+	struct err err;
 
-	if (o->sb.oom) {
-		cmd_error("out of memory");
+	if (fdout_flush(o->fd, &o->sb, "the profile", &err) < 0) {
+		cmd_report_err(o->path, &err);
 		return -1;
 	}
-	while (off < o->sb.len) {
-		ssize_t n = write(o->fd, o->sb.buf + off, o->sb.len - off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			cmd_error("cannot write '%s': %s", o->path,
-				  strerror(errno));
-			return -1;
-		}
-		off += (size_t)n;
-	}
-	strbuf_reset(&o->sb);
 	return 0;
 }
 

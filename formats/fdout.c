@@ -24,3 +24,13 @@ int fdout_write(int fd, const void *buf, size_t len, const char *what,
 	}
 	return 0;
 }
+
+int fdout_flush(int fd, struct strbuf *sb, const char *what, struct err *err)
+{
+	if (sb->oom)
+		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "%s", what);
+	if (fdout_write(fd, sb->buf, sb->len, what, err) < 0)
+		return -1;
+	strbuf_reset(sb);
+	return 0;
+}

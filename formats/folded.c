@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "formats/folded.h"
+#include "formats/fdout.h"
 
 #include "common/arena.h"
 #include "common/hashmap.h"
@@ -329,25 +330,6 @@ static int folded_line_cmp(const void *a, const void *b)
 	return x->len < y->len ? -1 : x->len > y->len;
 }
 
-static int folded_flush(int fd, struct strbuf *sb, struct err *err)
-{
-	size_t off = 0;
-
-	if (sb->oom)
-		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "folded output");
-	while (off < sb->len) {
-		ssize_t n = write(fd, sb->buf + off, sb->len - off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return err_sys(err, errno, "cannot write folded stacks");
-		}
-		off += (size_t)n;
-	}
-	strbuf_reset(sb);
-	return 0;
-}
 
 int folded_write(struct folded *f, int fd, struct err *err)
 {
@@ -369,10 +351,10 @@ int folded_write(struct folded *f, int fd, struct err *err)
 		strbuf_addf(&f->buf, " %llu\n",
 			    (unsigned long long)all[i]->count);
 		if (f->buf.len >= 65536)
-			rc = folded_flush(fd, &f->buf, err);
+			rc = fdout_flush(fd, &f->buf, "folded stacks", err);
 	}
 	if (rc == 0)
-		rc = folded_flush(fd, &f->buf, err);
+		rc = fdout_flush(fd, &f->buf, "folded stacks", err);
 	free(all);
 	return rc;
 }

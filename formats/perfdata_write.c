@@ -11,28 +11,17 @@
 
 #include "formats/perfdata_write_internal.h"
 
+#include "formats/fdout.h"
 #include "common/mem.h"
 #include "formats/perfdata_synth.h"
 
 int pw_flush(struct perfdata_writer *w)
 {
-	size_t off = 0;
+	size_t len = w->out.len;
 
-	if (w->out.oom)
-		return err_set(&w->err, ERR_NOMEM, ERR_NO_OFF,
-			       "output buffer");
-	while (off < w->out.len) {
-		ssize_t n = write(w->fd, w->out.buf + off, w->out.len - off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return err_sys(&w->err, errno, "cannot write");
-		}
-		off += (size_t)n;
-	}
-	w->pos += w->out.len;
-	strbuf_reset(&w->out);
+	if (fdout_flush(w->fd, &w->out, "perf.data output", &w->err) < 0)
+		return -1;
+	w->pos += len;
 	return 0;
 }
 

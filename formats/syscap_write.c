@@ -8,6 +8,7 @@
 
 #include "formats/syscap_write.h"
 
+#include "formats/fdout.h"
 #include "common/hashmap.h"
 #include "common/mem.h"
 #include "common/strbuf.h"
@@ -41,23 +42,11 @@ struct syscap_writer {
 
 static int sw_flush(struct syscap_writer *w)
 {
-	size_t off = 0;
+	size_t len = w->out.len;
 
-	if (w->out.oom)
-		return err_set(&w->err, ERR_NOMEM, ERR_NO_OFF,
-			       "output buffer");
-	while (off < w->out.len) {
-		ssize_t n = write(w->fd, w->out.buf + off, w->out.len - off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return err_sys(&w->err, errno, "cannot write");
-		}
-		off += (size_t)n;
-	}
-	w->st.bytes += w->out.len;
-	strbuf_reset(&w->out);
+	if (fdout_flush(w->fd, &w->out, "sysprof output", &w->err) < 0)
+		return -1;
+	w->st.bytes += len;
 	return 0;
 }
 
