@@ -11,8 +11,8 @@
 
 #include "formats/perfdata_write_internal.h"
 
-#include "formats/fdout.h"
 #include "common/mem.h"
+#include "formats/fdout.h"
 #include "formats/perfdata_synth.h"
 
 int pw_flush(struct perfdata_writer *w)

@@ -8,10 +8,10 @@
 
 #include "formats/syscap_write.h"
 
-#include "formats/fdout.h"
 #include "common/hashmap.h"
 #include "common/mem.h"
 #include "common/strbuf.h"
+#include "formats/fdout.h"
 #include "formats/syscap.h"
 
 #define SW_FLUSH_AT (1u << 20)
