@@ -190,7 +190,14 @@ while True:
     c, _ = s.accept(); conns.append(c)
 ' &
 stall=$!
-sleep 0.3
+# wait until it listens (python may start slowly on a busy machine; a
+# connection refused would be reported as such, not as a timeout)
+for i in $(seq 100); do
+	python3 -c 'import socket, sys
+socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2)' "$port" \
+		2>/dev/null && break
+	sleep 0.1
+done
 start=$SECONDS
 rsd "$T/cache4" convert "$data" -o "$T/stall.folded" 2>"$T/stall.err"
 rc=$? took=$((SECONDS - start))
