@@ -15,10 +15,6 @@ command -v python3 >/dev/null || skip_all "python3 is needed"
 home=$T/home
 tools=$TOP/tests/tools
 
-restack_clean() {
-	env -i PATH=/usr/bin:/bin HOME="$home" "$RESTACK" "$@"
-}
-
 # The workload: a 3000-row INSERT spread over 3000 lines (the shell checks
 # the growing statement for completeness after every line, in shallow
 # frames), then 600000 generated rows, an index and sorts in deep ones.

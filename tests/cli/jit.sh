@@ -14,10 +14,6 @@ command -v python3 >/dev/null || skip_all "python3 is needed"
 home=$T/home
 mkdir -p "$T/maps"
 
-restack_clean() {
-	env -i PATH=/usr/bin:/bin HOME="$home" "$RESTACK" "$@"
-}
-
 # node writes /tmp/perf-PID.map; move new ones into $T/maps.
 # collect_maps DATA: moves the perf maps of DATA's processes out of /tmp
 # (only theirs: other tests may be running node at the same time).

@@ -14,15 +14,8 @@
 need_perf
 cc=$(command -v cc || command -v gcc) || skip_all "no C compiler"
 home=$T/home
-restack_clean() {
-	env -i PATH=/usr/bin:/bin HOME="$home" "$RESTACK" "$@"
-}
 
-"$cc" -O2 -g -fomit-frame-pointer -fPIC -shared -o "$T/libwork.so" \
-	"$TESTDATA/src/libwork.c" -lm || skip_all "cannot build libwork.so"
-"$cc" -O2 -g -fomit-frame-pointer -o "$T/threads" \
-	"$TESTDATA/src/threads.c" -L"$T" -lwork -Wl,-rpath,"$T" -lpthread ||
-	skip_all "cannot build threads"
+build_threads
 "$cc" -O2 -g -fomit-frame-pointer -o "$T/deep" "$TESTDATA/src/deep.c" ||
 	skip_all "cannot build deep"
 "$cc" -O2 -g -o "$T/many" "$TESTDATA/src/manythreads.c" -lpthread ||

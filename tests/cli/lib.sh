@@ -14,6 +14,8 @@
 #                              environment (env -i, HOME=$T/home);
 #                              returns 77 when perf_event_open is refused
 #   build_prog                 compiles testdata/src/prog.c to $T/prog
+#   build_threads              threads.c + libwork.c to $T/threads, libwork.so
+#   restack_clean ARGS...      restack under env -i, HOME=$T/home
 #   done_testing               exits 1 if any check failed, else 0
 # and prints the protocol tests/run.sh reads (see run.sh).
 set -u
@@ -107,6 +109,24 @@ need_perf() {
 	77) skip_all "perf cannot record here: $(grep -v '^Error:' "$T/record.err" | head -n 1)" ;;
 	*) skip_all "perf record fails: $(grep -v '^Error:' "$T/record.err" | head -n 1)" ;;
 	esac
+}
+
+# Runs restack with the clean environment the tests record in (HOME=$T/home:
+# the build-id cache perf record filled).
+restack_clean() {
+	env -i PATH=/usr/bin:/bin HOME="$T/home" "$RESTACK" "$@"
+}
+
+# Builds testdata/src/threads.c + libwork.c (-O2 -fomit-frame-pointer: only
+# CFI unwinds them) to $T/threads and $T/libwork.so.
+build_threads() {
+	local cc
+	cc=$(command -v cc || command -v gcc) || skip_all "no C compiler"
+	"$cc" -O2 -g -fomit-frame-pointer -fPIC -shared -o "$T/libwork.so" \
+		"$TESTDATA/src/libwork.c" -lm || skip_all "cannot build libwork.so"
+	"$cc" -O2 -g -fomit-frame-pointer -o "$T/threads" \
+		"$TESTDATA/src/threads.c" -L"$T" -lwork -Wl,-rpath,"$T" \
+		-lpthread || skip_all "cannot build threads"
 }
 
 build_prog() {

@@ -13,14 +13,7 @@ cc=$(command -v cc || command -v gcc) || skip_all "no C compiler"
 
 tools=$TOP/tests/tools
 home=$T/home
-"$cc" -O2 -g -fomit-frame-pointer -fPIC -shared -o "$T/libwork.so" \
-	"$TESTDATA/src/libwork.c" -lm || skip_all "cannot build libwork.so"
-"$cc" -O2 -g -fomit-frame-pointer -o "$T/threads" "$TESTDATA/src/threads.c" \
-	-L"$T" -lwork -Wl,-rpath,"$T" -lpthread || skip_all "cannot build threads"
-
-restack_clean() {
-	env -i PATH=/usr/bin:/bin HOME="$home" "$RESTACK" "$@"
-}
+build_threads
 
 # Markers restack adds for stacks that stop early have no callchain form.
 unmark() {

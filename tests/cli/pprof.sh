@@ -11,18 +11,11 @@ need_perf
 need_npm pprof-format@2
 cc=$(command -v cc || command -v gcc) || skip_all "no C compiler"
 
-"$cc" -O2 -g -fomit-frame-pointer -fPIC -shared -o "$T/libwork.so" \
-	"$TESTDATA/src/libwork.c" -lm || skip_all "cannot build libwork.so"
-"$cc" -O2 -g -fomit-frame-pointer -o "$T/threads" "$TESTDATA/src/threads.c" \
-	-L"$T" -lwork -Wl,-rpath,"$T" -lpthread || skip_all "cannot build threads"
+build_threads
 "$cc" -O2 -g -o "$T/inline" "$TESTDATA/src/inline.c" ||
 	skip_all "cannot build inline"
 "$cc" -O2 -g -fomit-frame-pointer -o "$T/deep" "$TESTDATA/src/deep.c" ||
 	skip_all "cannot build deep"
-
-restack_clean() {
-	env -i PATH=/usr/bin:/bin HOME="$T/home" "$RESTACK" "$@"
-}
 
 # merged FILE: folded lines with equal stacks summed, sorted.
 merged() {

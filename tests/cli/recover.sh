@@ -11,10 +11,6 @@ cc=$(command -v cc || command -v gcc) || skip_all "no C compiler"
 command -v readelf >/dev/null || skip_all "readelf is needed"
 home=$T/home
 
-restack_clean() {
-	env -i PATH=/usr/bin:/bin HOME="$home" "$RESTACK" "$@"
-}
-
 "$cc" -O2 -g -fomit-frame-pointer -fno-builtin \
 	-Wl,--no-ld-generated-unwind-info -o "$T/nocfi" \
 	"$TESTDATA/src/nocfi.c" "$TESTDATA/src/nocfi.S" ||

@@ -19,16 +19,9 @@ js=$(ls "$release"/speedscope-*.js 2>/dev/null | head -n 1)
 css=$(ls "$release"/speedscope-*.css 2>/dev/null | head -n 1)
 [ -n "$js" ] || skip_all "speedscope package without dist/release"
 
-"$cc" -O2 -g -fomit-frame-pointer -fPIC -shared -o "$T/libwork.so" \
-	"$TESTDATA/src/libwork.c" -lm || skip_all "cannot build libwork.so"
-"$cc" -O2 -g -fomit-frame-pointer -o "$T/threads" "$TESTDATA/src/threads.c" \
-	-L"$T" -lwork -Wl,-rpath,"$T" -lpthread || skip_all "cannot build threads"
+build_threads
 "$cc" -O2 -g -fomit-frame-pointer -o "$T/deep" "$TESTDATA/src/deep.c" ||
 	skip_all "cannot build deep"
-
-restack_clean() {
-	env -i PATH=/usr/bin:/bin HOME="$T/home" "$RESTACK" "$@"
-}
 
 # The page: speedscope's bundle, loading the profile named in the URL
 # (#localProfilePath, as speedscope's CLI does), then saving it (Ctrl-S)

@@ -10,10 +10,6 @@ command -v python3 >/dev/null || skip_all "python3 is needed"
 cc=$(command -v cc || command -v gcc) || skip_all "no C compiler"
 home=$T/home
 
-restack_clean() {
-	env -i PATH=/usr/bin:/bin HOME="$home" "$RESTACK" "$@"
-}
-
 "$cc" -O2 -g -fomit-frame-pointer -o "$T/deep" "$TESTDATA/src/deep.c" ||
 	skip_all "cannot build deep.c"
 # Enough samples that the depth shares of two recordings differ by

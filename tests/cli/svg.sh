@@ -12,16 +12,9 @@ CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
 cc=$(command -v cc || command -v gcc) || skip_all "no C compiler"
 check_py="python3 $TOP/tests/tools/flame_check.py"
 
-"$cc" -O2 -g -fomit-frame-pointer -fPIC -shared -o "$T/libwork.so" \
-	"$TESTDATA/src/libwork.c" -lm || skip_all "cannot build libwork.so"
-"$cc" -O2 -g -fomit-frame-pointer -o "$T/threads" "$TESTDATA/src/threads.c" \
-	-L"$T" -lwork -Wl,-rpath,"$T" -lpthread || skip_all "cannot build threads"
+build_threads
 "$cc" -O2 -g -fomit-frame-pointer -o "$T/deep" "$TESTDATA/src/deep.c" ||
 	skip_all "cannot build deep"
-
-restack_clean() {
-	env -i PATH=/usr/bin:/bin HOME="$T/home" "$RESTACK" "$@"
-}
 
 # chrome ARGS... URL: headless Chromium with its profile in $T.
 chrome() {

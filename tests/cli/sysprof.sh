@@ -12,14 +12,7 @@ cc=$(command -v cc || command -v gcc) || skip_all "no C compiler"
 validate=$BUILD/tests/syscap_validate
 
 home=$T/home
-"$cc" -O2 -g -fomit-frame-pointer -fPIC -shared -o "$T/libwork.so" \
-	"$TESTDATA/src/libwork.c" -lm || skip_all "cannot build libwork.so"
-"$cc" -O2 -g -fomit-frame-pointer -o "$T/threads" "$TESTDATA/src/threads.c" \
-	-L"$T" -lwork -Wl,-rpath,"$T" -lpthread || skip_all "cannot build threads"
-
-restack_clean() {
-	env -i PATH=/usr/bin:/bin HOME="$home" "$RESTACK" "$@"
-}
+build_threads
 
 # expected SCRIPT: the SAMPLE lines syscap_validate should print, from
 # restack's --no-inline script output: kernel frames after K, user frames

@@ -28,14 +28,7 @@ cc=$(command -v cc || command -v gcc) || skip_all "no C compiler"
 record -e sched:sched_switch -o "$T/probe.data" -- true >/dev/null 2>&1 ||
 	skip_all "perf cannot record tracepoints here: $(grep -v '^Error:' "$T/record.err" | head -n 1)"
 
-"$cc" -O2 -g -fomit-frame-pointer -fPIC -shared -o "$T/libwork.so" \
-	"$TESTDATA/src/libwork.c" -lm || skip_all "cannot build libwork.so"
-"$cc" -O2 -g -fomit-frame-pointer -o "$T/threads" "$TESTDATA/src/threads.c" \
-	-L"$T" -lwork -Wl,-rpath,"$T" -lpthread || skip_all "cannot build threads"
-
-restack_clean() {
-	env -i PATH=/usr/bin:/bin HOME="$T/home" "$RESTACK" "$@"
-}
+build_threads
 
 # A shell that sleeps and runs programs: switches, wakeups, forks and
 # execs (sched_process_exec has a __data_loc string).

@@ -17,18 +17,9 @@ tools=$TOP/tests/tools
 home=$T/home
 
 # Builds the C workloads into $T.
-"$cc" -O2 -g -fomit-frame-pointer -fPIC -shared -o "$T/libwork.so" \
-	"$TESTDATA/src/libwork.c" -lm || skip_all "cannot build libwork.so"
-"$cc" -O2 -g -fomit-frame-pointer -o "$T/threads" "$TESTDATA/src/threads.c" \
-	-L"$T" -lwork -Wl,-rpath,"$T" -lpthread || skip_all "cannot build threads"
+build_threads
 "$cc" -O2 -g -o "$T/inline" "$TESTDATA/src/inline.c" ||
 	skip_all "cannot build inline"
-
-# perf script and restack on the same capture, with the same build-id
-# cache ($T/home/.debug, filled by perf record).
-restack_clean() {
-	env -i PATH=/usr/bin:/bin HOME="$home" "$RESTACK" "$@"
-}
 
 # oracle NAME: compares $T/NAME.data as perf script and restack see it.
 oracle() {
