@@ -10,6 +10,7 @@
 #include "cmd/report.h"
 
 #include "cmd/cmd.h"
+#include "formats/textesc.h"
 #include "unwind/modinfo.h"
 #include "unwind/module.h"
 
@@ -70,7 +71,7 @@ void report_timing_end(struct report_timing *t)
 
 static void report_key(struct strbuf *sb, const char *key)
 {
-	strbuf_add_json_str(sb, key);
+	textesc_json(sb, key);
 	strbuf_addch(sb, ':');
 }
 
@@ -79,7 +80,7 @@ static void report_str_or_null(struct strbuf *sb, const char *key,
 {
 	report_key(sb, key);
 	if (val)
-		strbuf_add_json_str(sb, val);
+		textesc_json(sb, val);
 	else
 		strbuf_addstr(sb, "null");
 	strbuf_addch(sb, ',');

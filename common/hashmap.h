@@ -36,6 +36,27 @@ static inline uint64_t hashmap_mix(uint64_t x)
 	return x;
 }
 
+/* FNV-1a: HASHMAP_FNV_SEED, then hashmap_fnv() over each piece of a key. */
+#define HASHMAP_FNV_SEED 0xcbf29ce484222325ULL
+
+static inline uint64_t hashmap_fnv(uint64_t h, const void *data, size_t n)
+{
+	const uint8_t *p = data;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/* hashmap_fnv() of a NUL-terminated string (without the NUL). */
+static inline uint64_t hashmap_fnv_str(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ULL;
+	return h;
+}
+
 /* Finds key; returns true and sets *val when present. */
 bool hashmap_get(const struct hashmap *m, uint64_t key, void **val);
 /* Inserts or replaces; returns 0, or -1 when out of memory. */

@@ -94,33 +94,3 @@ const char *strbuf_str(const struct strbuf *sb)
 {
 	return sb->buf ? sb->buf : "";
 }
-
-void strbuf_add_json_str(struct strbuf *sb, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	strbuf_addch(sb, '"');
-	for (; *p; p++) {
-		switch (*p) {
-		case '"':
-			strbuf_addstr(sb, "\\\"");
-			break;
-		case '\\':
-			strbuf_addstr(sb, "\\\\");
-			break;
-		case '\n':
-			strbuf_addstr(sb, "\\n");
-			break;
-		case '\t':
-			strbuf_addstr(sb, "\\t");
-			break;
-		default:
-			/* bytes >= 0x80 pass: paths and names are UTF-8 */
-			if (*p < 0x20 || *p == 0x7f)
-				strbuf_addf(sb, "\\u%04x", *p);
-			else
-				strbuf_addch(sb, (char)*p);
-		}
-	}
-	strbuf_addch(sb, '"');
-}

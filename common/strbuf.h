@@ -30,12 +30,6 @@ void strbuf_add(struct strbuf *sb, const void *data, size_t len);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) PRINTF_LIKE(2, 3);
-/*
- * Adds s as a JSON string literal, quotes included: quotes, backslashes
- * and control characters escaped, other bytes copied (names and paths are
- * taken to be UTF-8).
- */
-void strbuf_add_json_str(struct strbuf *sb, const char *s);
 /* Makes room for len more bytes; returns false when out of memory. */
 bool strbuf_grow(struct strbuf *sb, size_t len);
 /* The text so far ("" when empty). */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hashmap.h"
 #include "common/mem.h"
 #include "common/strtab.h"
 
@@ -27,20 +28,11 @@ void strtab_release(struct strtab *t)
 	strtab_init(t);
 }
 
-static uint64_t strtab_hash(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
-	return h;
-}
 
 int64_t strtab_addn(struct strtab *t, const char *s, size_t len)
 {
 	struct strtab_entry *e, *first = NULL;
-	uint64_t h = strtab_hash(s, len);
+	uint64_t h = hashmap_fnv(HASHMAP_FNV_SEED, s, len);
 	void *v;
 
 	if (hashmap_get(&t->map, h, &v))

@@ -162,22 +162,13 @@ static void folded_frame(struct folded *f, const struct rframe *fr,
 	}
 }
 
-static uint64_t folded_hash(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
-	return h;
-}
 
 /* The identity of s's folded line, as far as the raw table keeps it. */
 static uint64_t folded_raw_hash(const struct folded *f,
 				const struct rsample *s, int32_t pid,
 				int32_t tid, const char *marker)
 {
-	uint64_t h = folded_hash(s->comm, strlen(s->comm));
+	uint64_t h = hashmap_fnv(HASHMAP_FNV_SEED, s->comm, strlen(s->comm));
 	uint32_t i;
 
 	h = hashmap_mix(h ^ (uint64_t)(uint32_t)pid ^
@@ -249,7 +240,7 @@ static int folded_raw_add(struct folded *f, const struct rsample *s,
 static struct folded_line *folded_line_add(struct folded *f, uint64_t w)
 {
 	struct folded_line *l, *first = NULL;
-	uint64_t h = folded_hash(f->buf.buf, f->buf.len);
+	uint64_t h = hashmap_fnv(HASHMAP_FNV_SEED, f->buf.buf, f->buf.len);
 	void *v;
 
 	if (hashmap_get(&f->lines, h, &v))

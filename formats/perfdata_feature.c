@@ -72,18 +72,14 @@ int pd_build_id_add(struct perfdata_reader *r, int32_t pid, uint8_t cpumode,
 {
 	struct perfdata_info *in = &r->info;
 	struct perfdata_build_id *b;
-	uint64_t key = 0xcbf29ce484222325ULL;
-	const char *p;
-	unsigned i;
+	uint64_t key;
 	void *v;
 
 	if (size > 20)
 		size = 20;
 	/* One entry per (build-id, name), found through a hash of both. */
-	for (i = 0; i < size; i++)
-		key = (key ^ bid[i]) * 0x100000001b3ULL;
-	for (p = filename; *p; p++)
-		key = (key ^ (uint8_t)*p) * 0x100000001b3ULL;
+	key = hashmap_fnv_str(hashmap_fnv(HASHMAP_FNV_SEED, bid, size),
+			      filename);
 	while (hashmap_get(&r->bid_index, key, &v)) {
 		b = &in->build_ids[(uintptr_t)v - 1];
 		if (b->size == size && !memcmp(b->build_id, bid, size) &&

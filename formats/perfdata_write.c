@@ -11,6 +11,7 @@
 
 #include "formats/perfdata_write_internal.h"
 
+#include "common/hashmap.h"
 #include "common/mem.h"
 #include "formats/fdout.h"
 #include "formats/perfdata_synth.h"
@@ -67,11 +68,7 @@ static int pw_raw(struct perfdata_writer *w, const struct event *ev)
 
 uint64_t pw_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
-	return h;
+	return hashmap_fnv_str(HASHMAP_FNV_SEED, s);
 }
 
 static int pw_begin(struct perfdata_writer *w, const struct perfdata_info *in)

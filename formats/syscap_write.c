@@ -201,20 +201,12 @@ static int sw_map(struct syscap_writer *w, const struct event *ev, int16_t cpu,
 	return sw_put_frame(w);
 }
 
-static uint64_t sw_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
-	return h;
-}
 
 /* The JITMAP key of a JIT symbol, writing its JITMAP frame when new. */
 static int sw_jit_key(struct syscap_writer *w, const char *name, int32_t pid,
 		      int64_t time, uint64_t *key)
 {
-	uint64_t h = sw_hash(name);
+	uint64_t h = hashmap_fnv_str(HASHMAP_FNV_SEED, name);
 	void *v;
 	size_t n = strlen(name) + 1;
 	uint32_t one = 1;

@@ -167,11 +167,7 @@ struct modcache_known {
 
 static uint64_t mod_path_hash(const char *path)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *path; path++)
-		h = (h ^ (uint8_t)*path) * 0x100000001b3ULL;
-	return h;
+	return hashmap_fnv_str(HASHMAP_FNV_SEED, path);
 }
 
 static const struct modcache_known *mod_known(struct modcache *mc,
@@ -222,16 +218,11 @@ int modcache_note_build_id(struct modcache *mc, const char *path,
 static uint64_t modcache_key(const char *path, const uint8_t *bid,
 			     uint8_t bid_size, uint64_t dev, uint64_t ino)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	unsigned i;
+	uint64_t h;
 
-	if (bid_size) {
-		for (i = 0; i < bid_size; i++)
-			h = (h ^ bid[i]) * 0x100000001b3ULL;
-		return h;
-	}
-	for (; *path; path++)
-		h = (h ^ (uint8_t)*path) * 0x100000001b3ULL;
+	if (bid_size)
+		return hashmap_fnv(HASHMAP_FNV_SEED, bid, bid_size);
+	h = hashmap_fnv_str(HASHMAP_FNV_SEED, path);
 	return hashmap_mix(h ^ hashmap_mix(dev) ^ (ino * 31));
 }
 

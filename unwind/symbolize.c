@@ -154,11 +154,8 @@ const struct sym_loc *symbolize_user(struct symbolizer *s, struct module *m,
 
 	if (!m || (!m->elf && !m->debug_elf)) {
 		/* No file: one unknown frame per mapping name. */
-		uint64_t key = 0xcbf29ce484222325ULL;
-		const char *p;
+		uint64_t key = hashmap_fnv_str(HASHMAP_FNV_SEED, map_path);
 
-		for (p = map_path; *p; p++)
-			key = (key ^ (uint8_t)*p) * 0x100000001b3ULL;
 		if (hashmap_get(&s->other, key, &v) &&
 		    !strcmp(((struct sym_loc *)v)->module, map_path))
 			return v;
