@@ -169,6 +169,7 @@ static void report_run(struct strbuf *sb, const struct run *run)
 	report_u64(sb, "stitched_to_root", st->stitched_rooted);
 	report_u64(sb, "other_event_samples", run->other_event_samples);
 	report_u64(sb, "passes", run->passes);
+	report_u64(sb, "workers", run->jobs);
 	report_key(sb, "end_reasons");
 	strbuf_addch(sb, '{');
 	for (i = 0; i < END_REASON__COUNT; i++)

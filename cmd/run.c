@@ -383,7 +383,7 @@ static int run_init_resolver(struct run *run)
 	const struct perfdata_info *in = source_info(run->rd);
 	const struct run_opts *o = run->opts;
 	struct resolve_opts ro = { 0 };
-	unsigned jobs = run_jobs(o);
+	unsigned jobs = run->jobs = run_jobs(o);
 	struct utsname u;
 	const char *const *dirs = o->buildid_dirs;
 	unsigned nr_dirs = o->nr_buildid_dirs;

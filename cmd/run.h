@@ -98,6 +98,7 @@ struct run {
 	struct resolve_opts ro;          /* worked out from opts and input */
 	enum event_arch arch;
 	struct pool *pool;               /* -j > 1: workers, res is the first's */
+	unsigned jobs;                   /* workers used (1: no pool) */
 	bool progress, progress_shown;   /* stderr is a terminal */
 	unsigned pass_no;                /* passes started */
 	double progress_at;
