@@ -567,6 +567,7 @@ static int run_pass(struct run *run, struct source *rd,
 	run->fn_ctx = ctx;
 	run->pass_no++;
 	const struct run_opts *opts = run->opts;
+	uint64_t wanted = 0;
 	struct event ev;
 	struct rsample rs;
 	int rc;
@@ -595,19 +596,26 @@ static int run_pass(struct run *run, struct source *rd,
 		if (ev.type == EVENT_SAMPLE && opts->trace && fn)
 			fprintf(stderr, "sample pid=%d tid=%d time=%llu\n",
 				ev.pid, ev.tid, (unsigned long long)ev.time);
+		if (ev.type == EVENT_SAMPLE)
+			wanted++;
 		if (run->pool) {
 			if (pool_event(run->pool, &ev, &src) < 0)
 				goto oom;
-			continue;
+		} else {
+			rc = resolve_event(&run->res, &ev, &rs);
+			if (rc < 0)
+				goto oom;
+			if (rc > 0 && fn(ctx, &rs) < 0)
+				goto oom;
+			if (on_record && on_record(opts->record_ctx, &ev,
+						   rc > 0 ? &rs : NULL) < 0)
+				return -1;
 		}
-		rc = resolve_event(&run->res, &ev, &rs);
-		if (rc < 0)
-			goto oom;
-		if (rc > 0 && fn(ctx, &rs) < 0)
-			goto oom;
-		if (on_record && on_record(opts->record_ctx, &ev,
-					   rc > 0 ? &rs : NULL) < 0)
-			return -1;
+		/* the rest of the input has nothing for this pass */
+		if (run->stop_after && wanted == run->stop_after) {
+			rc = 0;
+			break;
+		}
 	}
 	run_progress(run, NULL, true);
 	if (rc < 0) {
@@ -710,8 +718,12 @@ int run_capture(struct run *run, const struct run_opts *opts,
 		return -1;
 	run->retried = run->pool ? pool_nr_deferred(run->pool) :
 				   resolve_nr_deferred(&run->res);
+	/* A RETRY pass reads up to the last deferred sample only. */
+	run->stop_after = run->pool ? pool_last_deferred(run->pool) :
+				      resolve_last_deferred(&run->res);
 	if (run->retried && run_extra_pass(run, RESOLVE_RETRY, fn, ctx) < 0)
 		return -1;
+	run->stop_after = 0;
 	if (run->pool) {
 		/* the workers' counts join the first resolver's */
 		struct pool *pool = run->pool;

@@ -94,6 +94,8 @@ struct run {
 	enum resolve_pass first_pass;    /* set up when the resolver is */
 	unsigned passes;                 /* over the input: 1 or 2 */
 	uint64_t retried;                /* samples resolved in a RETRY pass */
+	uint64_t stop_after;             /* a pass ends after this many wanted
+					  * samples (0: at the end of input) */
 	uint64_t other_event_samples;    /* samples of events not chosen */
 	struct resolve_opts ro;          /* worked out from opts and input */
 	enum event_arch arch;

@@ -76,6 +76,8 @@ struct pool_worker {
 	pthread_t thread;
 	bool started;
 	bool running;             /* resolving a batch */
+	uint64_t pass_seq0;       /* the pass's first sequence number */
+	uint64_t last_deferred;   /* pass ordinal of its last deferred sample */
 	struct pool_batch *queue, **queue_tail;
 	pthread_cond_t wake;
 	struct pool_batch *open;  /* being filled by the reading thread */
@@ -149,7 +151,7 @@ static int pool_result_add(struct pool_batch *b, uint64_t seq,
 /* Resolves every message of b into b->out; returns 0 or -1 (memory). */
 static int pool_run_batch(struct pool_worker *w, struct pool_batch *b)
 {
-	size_t off = 0;
+	size_t off = 0, deferred;
 	struct rsample rs;
 	int rc;
 
@@ -160,11 +162,16 @@ static int pool_run_batch(struct pool_worker *w, struct pool_batch *b)
 		off += m->size;
 		if (m->kind == POOL_MSG_PASS) {
 			resolve_begin_pass(w->res, m->pass);
+			w->pass_seq0 = m->seq;
+			w->last_deferred = 0;
 			continue;
 		}
+		deferred = resolve_nr_deferred(w->res);
 		rc = resolve_event(w->res, &m->ev, &rs);
 		if (rc < 0)
 			return -1;
+		if (resolve_nr_deferred(w->res) != deferred)
+			w->last_deferred = m->seq - w->pass_seq0 + 1;
 		if (m->emit &&
 		    pool_result_add(b, m->seq, rc > 0 ? &rs : NULL) < 0)
 			return -1;
@@ -614,6 +621,7 @@ int pool_begin_pass(struct pool *p, enum resolve_pass pass)
 		m->kind = POOL_MSG_PASS;
 		m->size = (uint32_t)size;
 		m->pass = pass;
+		m->seq = p->next_seq;
 		p->w[i].open->len += size;
 	}
 	return 0;
@@ -666,6 +674,16 @@ size_t pool_nr_deferred(struct pool *p)
 	for (i = 0; i < p->nr; i++)
 		n += resolve_nr_deferred(p->w[i].res);
 	return n;
+}
+
+uint64_t pool_last_deferred(struct pool *p)
+{
+	uint64_t last = 0;
+	unsigned i;
+
+	for (i = 0; i < p->nr; i++)
+		last = MAX(last, p->w[i].last_deferred);
+	return last;
 }
 
 static void pool_release(struct pool *p)

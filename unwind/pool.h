@@ -83,6 +83,13 @@ int pool_drain(struct pool *p);
 size_t pool_nr_deferred(struct pool *p);
 
 /*
+ * Where the RETRY pass may stop: the ordinal (from 1, among the samples
+ * sent in the pass) of the last sample a worker deferred; 0: none.  Call
+ * when the workers are idle (after pool_drain()).
+ */
+uint64_t pool_last_deferred(struct pool *p);
+
+/*
  * Drains, stops the workers, adds their counts (statistics, per-module
  * counts, root-cache counters) into the first resolver and releases the
  * others.  Returns 0, or -1 when something failed earlier.

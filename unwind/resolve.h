@@ -136,4 +136,14 @@ static inline size_t resolve_nr_deferred(const struct resolve *r)
 	return r->nr_deferred;
 }
 
+/*
+ * The ordinal (from 1, among the samples resolve_event() was given in the
+ * FIRST pass) of the last deferred sample; 0: none.  A RETRY pass has
+ * nothing to do after it.
+ */
+static inline uint64_t resolve_last_deferred(const struct resolve *r)
+{
+	return r->nr_deferred ? r->deferred[r->nr_deferred - 1] : 0;
+}
+
 #endif
