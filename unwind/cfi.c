@@ -147,7 +147,8 @@ static struct cfi_row *cfi_compile(struct cfi_cache *c,
 		if (cfi_compile_reg(c, (int)reg, mem, ops, nops, &rules[nr]))
 			nr++;
 	}
-	row = arena_alloc(&c->arena, sizeof(*row) + nr * sizeof(rules[0]));
+	/* rules[], then live[]: what cfi_apply() evaluates */
+	row = arena_alloc(&c->arena, sizeof(*row) + 2 * nr * sizeof(rules[0]));
 	if (!row)
 		return NULL;
 	row->start = start;
@@ -157,6 +158,18 @@ static struct cfi_row *cfi_compile(struct cfi_cache *c,
 	row->ra = (uint8_t)ra;
 	row->nr = (uint8_t)nr;
 	memcpy(row->rules, rules, nr * sizeof(rules[0]));
+	row->ra_undef = false;
+	row->undef_mask = 0;
+	row->nr_live = 0;
+	row->live = row->rules + nr;
+	for (reg = 0; reg < nr; reg++) {
+		if (rules[reg].kind != CFI_UNDEF)
+			row->rules[nr + row->nr_live++] = rules[reg];
+		else if (rules[reg].reg == ra)
+			row->ra_undef = true;
+		else
+			row->undef_mask |= 1ull << rules[reg].reg;
+	}
 	/* The CFA, described again now that ops no longer alias mem. */
 	dwarf_frame_cfa(frame, &ops, &nops);
 	if (nops == 1 && cfi_is_breg(&ops[0], &row->cfa_reg, &row->cfa_off)) {
@@ -549,19 +562,15 @@ enum cfi_step cfi_apply(const struct regs_arch *a, const struct cfi_row *row,
 			return CFI_STEP_BAD;
 		*cfa = in->r[row->cfa_reg] + (uint64_t)row->cfa_off;
 	}
+	if (row->ra_undef)
+		return CFI_STEP_ROOT;
 	/* Registers the row does not mention keep their values. */
-	*out = *in;
-	out->valid &= ~(1ull << a->pc);
-	for (i = 0; i < row->nr; i++) {
-		const struct cfi_rule *r = &row->rules[i];
+	regs_copy(out, in);
+	out->valid &= ~((1ull << a->pc) | row->undef_mask);
+	for (i = 0; i < row->nr_live; i++) {
+		const struct cfi_rule *r = &row->live[i];
 		uint64_t v, fa = 0;
 
-		if (r->kind == CFI_UNDEF) {
-			if (r->reg == row->ra)
-				return CFI_STEP_ROOT;
-			out->valid &= ~(1ull << r->reg);
-			continue;
-		}
 		rc = cfi_rule_value(r, in, *cfa, mem, &v, &fa);
 		if (rc == EVAL_OK) {
 			regs_set(out, r->reg, v);

@@ -50,8 +50,13 @@ struct cfi_row {
 	bool signal;            /* a signal frame: caller pc is exact */
 	uint8_t ra;             /* return-address column */
 	uint8_t nr;             /* rules[] entries */
+	bool ra_undef;          /* the RA's rule is CFI_UNDEF: outermost */
+	uint8_t nr_live;        /* live[] entries */
 	int64_t cfa_off;
 	const struct cfi_expr *cfa_expr;
+	uint64_t undef_mask;    /* registers other than the RA with CFI_UNDEF */
+	const struct cfi_rule *live; /* the other rules (in rules[] order),
+				      * in the same allocation */
 	struct cfi_rule rules[];
 };
 

@@ -87,17 +87,17 @@ const struct regs_arch *regs_arch_get(enum event_arch arch)
 int regs_from_perf(const struct regs_arch *a, uint64_t mask,
 		   const uint64_t *vals, unsigned nr, struct regs *out)
 {
-	unsigned bit, rank = 0;
+	unsigned rank = 0;
+	uint64_t left;
 	int mapped = 0;
 
 	memset(out, 0, sizeof(*out));
 	if ((unsigned)__builtin_popcountll(mask) != nr)
 		return -1;
-	for (bit = 0; bit < 64; bit++) {
+	for (left = mask; left; left &= left - 1) {
+		unsigned bit = (unsigned)__builtin_ctzll(left);
 		int dw;
 
-		if (!((mask >> bit) & 1))
-			continue;
 		dw = a->perf_to_dwarf[bit];
 		if (dw >= 0) {
 			regs_set(out, (unsigned)dw, vals[rank]);

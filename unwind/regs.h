@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "common/event.h"
 
@@ -56,6 +57,17 @@ static inline void regs_set(struct regs *r, unsigned n, uint64_t v)
 		r->r[n] = v;
 		r->valid |= 1ull << n;
 	}
+}
+
+/* *out = *in, copying only the registers up to the highest valid one. */
+static inline void regs_copy(struct regs *out, const struct regs *in)
+{
+	unsigned n = in->valid ? 64 - (unsigned)__builtin_clzll(in->valid) : 0;
+
+	if (n > REGS_MAX)
+		n = REGS_MAX;
+	memcpy(out->r, in->r, n * sizeof(in->r[0]));
+	out->valid = in->valid;
 }
 
 #endif

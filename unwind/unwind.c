@@ -22,19 +22,24 @@
 #include "unwind/module.h"
 #include "unwind/x86insn.h"
 
-static void PRINTF_LIKE(2, 3) uw_trace(struct unwinder *u, const char *fmt,
-				       ...)
+static void PRINTF_LIKE(2, 3) uw_trace_line(struct unwinder *u,
+					    const char *fmt, ...)
 {
 	char line[512];
 	va_list ap;
 
-	if (!u->trace)
-		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	u->trace(u->trace_ctx, line);
 }
+
+/* A trace line, its arguments evaluated only when tracing. */
+#define uw_trace(u, ...)                                \
+	do {                                            \
+		if ((u)->trace)                         \
+			uw_trace_line((u), __VA_ARGS__); \
+	} while (0)
 
 /* One trace line with the row's register rules ("r6=u": undefined). */
 static void uw_trace_rules(struct unwinder *u, const struct cfi_row *row)
@@ -232,11 +237,14 @@ static void uw_jit_fp_fixup(const struct regs_arch *a,
 	}
 }
 
-/* Fills frame f for pc; the mapping is looked up at lookup_pc. */
-static void uw_locate(struct unwinder *u, const struct aspace_maps *maps,
-		      struct unwind_frame *f, uint64_t pc, uint64_t lookup_pc)
+/*
+ * Fills frame f for pc, whose mapping (looked up at lookup_pc) is map;
+ * the caller has looked it up.
+ */
+static void uw_locate_in(struct unwinder *u, const struct aspace_map *map,
+			 struct unwind_frame *f, uint64_t pc,
+			 uint64_t lookup_pc)
 {
-	const struct aspace_map *map = aspace_maps_find(maps, lookup_pc);
 
 	f->pc = pc;
 	f->addr = lookup_pc;
@@ -265,6 +273,13 @@ static void uw_locate(struct unwinder *u, const struct aspace_maps *maps,
 		return;
 	}
 	f->mod = map->mod;
+}
+
+/* Fills frame f for pc; the mapping is looked up at lookup_pc. */
+static void uw_locate(struct unwinder *u, const struct aspace_maps *maps,
+		      struct unwind_frame *f, uint64_t pc, uint64_t lookup_pc)
+{
+	uw_locate_in(u, aspace_maps_find(maps, lookup_pc), f, pc, lookup_pc);
 }
 
 /*
@@ -387,7 +402,8 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 		   const struct event_sample *s, struct unwind_result *res)
 {
 	const struct regs_arch *a = u->arch;
-	struct regs cur, next;
+	struct regs rb[2], *cur = &rb[0], *next = &rb[1], *tmp;
+	const struct aspace_map *map;
 	struct uw_mem mem;
 	struct cfi_mem cmem = { uw_read, &mem };
 	bool activation = true;
@@ -398,23 +414,25 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 	res->end = END_NO_USER;
 	if (!a || s->regs_user_abi == 0 || !s->regs_user_nr ||
 	    regs_from_perf(a, s->regs_user_mask, s->regs_user,
-			   s->regs_user_nr, &cur) < 0 ||
-	    !regs_has(&cur, a->pc) || !regs_has(&cur, a->sp))
+			   s->regs_user_nr, cur) < 0 ||
+	    !regs_has(cur, a->pc) || !regs_has(cur, a->sp))
 		return;
 	mem.stack = s->stack;
-	mem.lo = cur.r[a->sp];
+	mem.lo = cur->r[a->sp];
 	mem.hi = mem.lo + (s->stack ? s->stack_dyn_size : 0);
 	mem.full = s->stack_size && s->stack_dyn_size == s->stack_size;
 	mem.maps = maps;
 	mem.mc = u->mc;
+	memset(next, 0, sizeof(*next));
+	map = aspace_maps_find(maps, cur->r[a->pc]);
 
 	for (;;) {
 		struct unwind_frame *f = &u->frames[nr];
-		uint64_t pc = cur.r[a->pc], sp = cur.r[a->sp], cfa = 0, fa = 0;
+		uint64_t pc = cur->r[a->pc], sp = cur->r[a->sp], cfa = 0, fa = 0;
 		const struct cfi_row *row = NULL;
 		enum end_reason why;
 
-		uw_locate(u, maps, f, pc, activation ? pc : pc - 1);
+		uw_locate_in(u, map, f, pc, activation ? pc : pc - 1);
 		f->sp = sp;
 		f->origin = nr == 0 ? FRAME_SAMPLE : f->origin;
 		nr++;
@@ -439,7 +457,7 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 			break;
 		}
 		if (row) {
-			enum cfi_step st = cfi_apply(a, row, &cur, &next, &cfa,
+			enum cfi_step st = cfi_apply(a, row, cur, next, &cfa,
 						     &cmem, &fa);
 
 			if (st == CFI_STEP_ROOT) {
@@ -464,7 +482,7 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 				break;
 			}
 			if (f->mod->is_jit)
-				uw_jit_fp_fixup(a, row, cfa, &cur, &next);
+				uw_jit_fp_fixup(a, row, cfa, cur, next);
 			u->frames[nr].origin = f->mod->is_jit ? FRAME_JIT :
 					       row->source == CFI_SRC_EH ?
 						       FRAME_CFI_EH :
@@ -472,7 +490,7 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 			/* A signal frame's caller pc is exact. */
 			activation = row->signal;
 		} else {
-			int origin = uw_recover(u, maps, &mem, f, &cur, &next,
+			int origin = uw_recover(u, maps, &mem, f, cur, next,
 						nr == 1, &scans, &why);
 
 			if (origin < 0) {
@@ -487,27 +505,31 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 			u->frames[nr].origin = (uint8_t)origin;
 			activation = false;
 		}
-		if (next.r[a->pc] == 0) {
+		if (next->r[a->pc] == 0) {
 			res->end = END_ROOT;   /* a zero return address */
 			break;
 		}
-		if (!regs_has(&next, a->sp) || next.r[a->sp] <= sp) {
-			res->end = next.r[a->sp] == sp &&
-						   next.r[a->pc] == pc ?
+		if (!regs_has(next, a->sp) || next->r[a->sp] <= sp) {
+			res->end = next->r[a->sp] == sp &&
+						   next->r[a->pc] == pc ?
 					   END_LOOP :
 					   END_BAD_STACK;
 			break;
 		}
 		uw_trace(u, "  -> pc=%#llx sp=%#llx",
-			 (unsigned long long)next.r[a->pc],
-			 (unsigned long long)next.r[a->sp]);
-		if (!aspace_maps_find(maps, activation ? next.r[a->pc] :
-							  next.r[a->pc] - 1)) {
+			 (unsigned long long)next->r[a->pc],
+			 (unsigned long long)next->r[a->sp]);
+		/* the caller's mapping, which its frame starts from */
+		map = aspace_maps_find(maps, activation ? next->r[a->pc] :
+							  next->r[a->pc] - 1);
+		if (!map) {
 			res->end = END_BAD_RA;
-			res->end_addr = next.r[a->pc];
+			res->end_addr = next->r[a->pc];
 			break;
 		}
+		tmp = cur;
 		cur = next;
+		next = tmp;
 	}
 	res->nr = nr;
 	uw_trace(u, "end: %s after %u frames (%#llx)", end_reason_name(res->end),
