@@ -53,6 +53,9 @@ struct st_thread {
 	size_t live;
 	struct st_hist *hist;   /* leaf sp, decreasing; seq increasing */
 	size_t nr_hist, alloc_hist;
+	uint32_t *last;         /* slots of the last observed walk's frames,
+				 * outermost first: a hint, checked on use */
+	size_t nr_last, alloc_last;
 };
 
 struct stitcher {
@@ -96,6 +99,7 @@ static void st_thread_free(struct stitcher *st, struct st_thread *t)
 	hashmap_release(&t->index);
 	hashmap_release(&t->by_cfa);
 	free(t->nodes);
+	free(t->last);
 	free(t->hist);
 	free(t);
 }
@@ -331,16 +335,32 @@ int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
 	if (!nr)
 		return 0;
 	t = st_thread(st, thread, true);
-	if (!t || st_hist_push(t, seq, f[0].sp) < 0)
+	if (!t || st_hist_push(t, seq, f[0].sp) < 0 ||
+	    mem_grow(&t->last, &t->alloc_last, sizeof(*t->last), nr) < 0)
 		return -1;
 	/*
 	 * Outermost first, so each caller exists before its callee links
 	 * it.  Slots are remembered by index: st_get() may move the array.
+	 * Consecutive walks of a thread mostly share their outer frames:
+	 * the last walk's slot at the same depth is tried before the index.
 	 */
 	for (i = nr; i-- > 0;) {
-		n = st_get(st, t, &f[i]);
+		size_t depth = nr - 1 - i;
+
+		n = NULL;
+		if (depth < t->nr_last && t->last[depth] < t->nr) {
+			n = &t->nodes[t->last[depth]];
+			if (!n->used || n->pc != f[i].pc || n->sp != f[i].sp)
+				n = NULL;
+		}
+		if (!n) {
+			n = st_get(st, t, &f[i]);
+			/* later depths of the last walk no longer match */
+			t->nr_last = MIN(t->nr_last, depth);
+		}
 		if (!n)
 			return -1;
+		t->last[depth] = (uint32_t)(n - t->nodes);
 		n->tick = ++st->tick;
 		n->seen = seq;
 		n->mod = f[i].mod;
@@ -375,6 +395,7 @@ int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
 		prev = (uint32_t)(n - t->nodes);
 		prev_gen = n->gen;
 	}
+	t->nr_last = nr;
 	st->c.nodes = st->live;
 	return 0;
 }
