@@ -608,7 +608,7 @@ bool module_use_debug_file(struct module *m, const char *path)
 	return mod_try_debug(m, path, "--debug");
 }
 
-bool module_load(struct modcache *mc, struct module *m)
+bool module_load_slow(struct modcache *mc, struct module *m)
 {
 	const struct locate_opts *loc = mod_locate(mc);
 	struct locate_iter it = { 0 };

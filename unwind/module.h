@@ -162,9 +162,18 @@ int modcache_note_build_id(struct modcache *mc, const char *path,
 
 /*
  * Finds and opens the module's files (once).  Returns true when the module
- * has a usable ELF (status OK or UNVERIFIED).
+ * has a usable ELF (status OK or UNVERIFIED).  module_load() answers from
+ * the status once it is known; module_load_slow() does the first call's
+ * work.
  */
-bool module_load(struct modcache *mc, struct module *m);
+bool module_load_slow(struct modcache *mc, struct module *m);
+
+static inline bool module_load(struct modcache *mc, struct module *m)
+{
+	if (m->status != MODULE_PENDING)
+		return m->status == MODULE_OK || m->status == MODULE_UNVERIFIED;
+	return module_load_slow(mc, m);
+}
 
 /* Uses path as m's separate debuginfo (build-id checked if known). */
 bool module_use_debug_file(struct module *m, const char *path);

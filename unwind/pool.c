@@ -20,7 +20,7 @@
 #include "unwind/pool.h"
 
 #define POOL_BATCH_BYTES (1u << 20)   /* copied event bytes per batch */
-#define POOL_BATCH_SAMPLES 128u       /* samples per batch at most */
+#define POOL_BATCH_SAMPLES 1024u       /* samples per batch at most */
 #define POOL_BATCHES_PER_WORKER 3u
 
 enum pool_msg_kind {
