@@ -22,6 +22,7 @@
 #define POOL_BATCH_BYTES (1u << 20)   /* copied event bytes per batch */
 #define POOL_BATCH_SAMPLES 1024u       /* samples per batch at most */
 #define POOL_BATCHES_PER_WORKER 3u
+#define POOL_EMIT_RUN 256u            /* results emitted per unlock */
 
 enum pool_msg_kind {
 	POOL_MSG_EVENT,         /* to resolve */
@@ -252,28 +253,41 @@ static void *pool_worker_main(void *arg)
 
 /* ---- reading side ---- */
 
-/* Emits every published result in order; called with the lock held. */
+/*
+ * Emits every published result in order; called with the lock held, which
+ * it drops while emitting runs of up to POOL_EMIT_RUN results.
+ */
 static void pool_emit_ready_locked(struct pool *p)
 {
-	for (;;) {
-		size_t slot = p->next_emit & (p->ring_size - 1);
-		struct pool_result *res = p->ring[slot];
-		struct pool_batch *b;
+	struct pool_result *run[POOL_EMIT_RUN];
+	unsigned n, i;
 
-		if (p->next_emit == p->next_seq || !res ||
-		    res->seq != p->next_emit)
-			return;
-		p->ring[slot] = NULL;
-		p->next_emit++;
-		b = res->batch;
-		if (res->has && !p->failed) {
-			pthread_mutex_unlock(&p->lock);
-			if (p->emit(p->emit_ctx, &res->rs) < 0)
-				p->failed = true;
-			pthread_mutex_lock(&p->lock);
+	for (;;) {
+		for (n = 0; n < POOL_EMIT_RUN && p->next_emit != p->next_seq;
+		     n++) {
+			size_t slot = p->next_emit & (p->ring_size - 1);
+			struct pool_result *res = p->ring[slot];
+
+			if (!res || res->seq != p->next_emit)
+				break;
+			p->ring[slot] = NULL;
+			p->next_emit++;
+			run[n] = res;
 		}
-		if (--b->pending == 0)
-			pool_batch_free_locked(p, b);
+		if (!n)
+			return;
+		pthread_mutex_unlock(&p->lock);
+		for (i = 0; i < n; i++)
+			if (run[i]->has && !p->failed &&
+			    p->emit(p->emit_ctx, &run[i]->rs) < 0)
+				p->failed = true;
+		pthread_mutex_lock(&p->lock);
+		for (i = 0; i < n; i++) {
+			struct pool_batch *b = run[i]->batch;
+
+			if (--b->pending == 0)
+				pool_batch_free_locked(p, b);
+		}
 	}
 }
 
