@@ -7,35 +7,11 @@
 #include "common/hashmap.h"
 #include "common/mem.h"
 
-static size_t hm_index(const struct hashmap *m, uint64_t key)
-{
-	return (size_t)(hashmap_mix(key) & (m->cap - 1));
-}
-
-bool hashmap_get(const struct hashmap *m, uint64_t key, void **val)
-{
-	size_t i;
-
-	if (!m->cap)
-		return false;
-	for (i = hm_index(m, key);; i = (i + 1) & (m->cap - 1)) {
-		const struct hashmap_slot *s = &m->slots[i];
-
-		if (!s->used)
-			return false;
-		if (s->key == key) {
-			if (val)
-				*val = s->val;
-			return true;
-		}
-	}
-}
-
 static void hm_insert(struct hashmap *m, uint64_t key, void *val)
 {
 	size_t i;
 
-	for (i = hm_index(m, key);; i = (i + 1) & (m->cap - 1)) {
+	for (i = hashmap_index(m, key);; i = (i + 1) & (m->cap - 1)) {
 		struct hashmap_slot *s = &m->slots[i];
 
 		if (!s->used) {
@@ -63,6 +39,7 @@ static int hm_resize(struct hashmap *m, size_t cap)
 		return -1;
 	}
 	m->cap = cap;
+	m->shift = 64 - (unsigned)__builtin_ctzll((unsigned long long)cap);
 	m->nr = 0;
 	for (i = 0; i < old_cap; i++)
 		if (old[i].used)
@@ -86,7 +63,7 @@ bool hashmap_del(struct hashmap *m, uint64_t key)
 
 	if (!m->cap)
 		return false;
-	for (i = hm_index(m, key);; i = (i + 1) & (m->cap - 1)) {
+	for (i = hashmap_index(m, key);; i = (i + 1) & (m->cap - 1)) {
 		if (!m->slots[i].used)
 			return false;
 		if (m->slots[i].key == key)
@@ -99,7 +76,7 @@ bool hashmap_del(struct hashmap *m, uint64_t key)
 			j = (j + 1) & (m->cap - 1);
 			if (!m->slots[j].used)
 				goto done;
-			k = hm_index(m, m->slots[j].key);
+			k = hashmap_index(m, m->slots[j].key);
 			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
 				continue;
 			break;
@@ -117,6 +94,7 @@ void hashmap_release(struct hashmap *m)
 	free(m->slots);
 	m->slots = NULL;
 	m->cap = m->nr = 0;
+	m->shift = 0;
 }
 
 bool hashmap_iter(const struct hashmap *m, size_t *pos, uint64_t *key,

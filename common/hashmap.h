@@ -22,9 +22,10 @@ struct hashmap {
 	struct hashmap_slot *slots;
 	size_t cap;     /* a power of two, or 0 */
 	size_t nr;
+	unsigned shift; /* 64 - log2(cap): the hash's top bits index */
 };
 
-#define HASHMAP_INIT { NULL, 0, 0 }
+#define HASHMAP_INIT { NULL, 0, 0, 0 }
 
 static inline uint64_t hashmap_mix(uint64_t x)
 {
@@ -57,8 +58,33 @@ static inline uint64_t hashmap_fnv_str(uint64_t h, const char *s)
 	return h;
 }
 
+/* The home slot of key: Fibonacci hashing, one multiply. */
+static inline size_t hashmap_index(const struct hashmap *m, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> m->shift);
+}
+
 /* Finds key; returns true and sets *val when present. */
-bool hashmap_get(const struct hashmap *m, uint64_t key, void **val);
+static inline bool hashmap_get(const struct hashmap *m, uint64_t key,
+			       void **val)
+{
+	size_t i;
+
+	if (!m->cap)
+		return false;
+	for (i = hashmap_index(m, key);; i = (i + 1) & (m->cap - 1)) {
+		const struct hashmap_slot *s = &m->slots[i];
+
+		if (!s->used)
+			return false;
+		if (s->key == key) {
+			if (val)
+				*val = s->val;
+			return true;
+		}
+	}
+}
+
 /* Inserts or replaces; returns 0, or -1 when out of memory. */
 int hashmap_put(struct hashmap *m, uint64_t key, void *val);
 /* Removes key if present; returns true when it was. */

@@ -7,7 +7,8 @@
 
 #include "common/mem.h"
 
-int mem_grow(void *arr, size_t *alloc, size_t elem_size, size_t need)
+/* mem_grow() when the array must grow. */
+int mem_grow_slow(void *arr, size_t *alloc, size_t elem_size, size_t need)
 {
 	void **parr = arr;
 	size_t n = *alloc, bytes;

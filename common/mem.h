@@ -12,9 +12,16 @@
  * Makes *arr (an array of *alloc elements of elem_size bytes, owned by the
  * caller and freed with free()) hold at least need elements, growing it
  * geometrically.  New elements are zeroed.  Returns 0, or -1 on overflow or
- * when out of memory (the array is then unchanged).
+ * when out of memory (the array is then unchanged).  mem_grow() is inline
+ * for the common case, where the array is big enough already.
  */
-int mem_grow(void *arr, size_t *alloc, size_t elem_size, size_t need);
+int mem_grow_slow(void *arr, size_t *alloc, size_t elem_size, size_t need);
+
+static inline int mem_grow(void *arr, size_t *alloc, size_t elem_size,
+			   size_t need)
+{
+	return need <= *alloc ? 0 : mem_grow_slow(arr, alloc, elem_size, need);
+}
 
 /* calloc(n, size) with an overflow check; NULL on failure. */
 void *mem_zalloc(size_t n, size_t size);
