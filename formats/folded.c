@@ -51,6 +51,7 @@ struct folded {
 	struct hashmap raws;         /* hash -> first folded_raw */
 	size_t raw_bytes;
 	struct hashmap lines;        /* hash -> first folded_line */
+	struct hashmap names;        /* folded_name_key() -> folded_name */
 	struct arena arena;
 	struct strbuf buf;
 	uint64_t nr;
@@ -71,6 +72,7 @@ void folded_free(struct folded *f)
 		return;
 	hashmap_release(&f->lines);
 	hashmap_release(&f->raws);
+	hashmap_release(&f->names);
 	arena_release(&f->arena);
 	strbuf_release(&f->buf);
 	free(f);
@@ -134,15 +136,55 @@ void folded_entry_name(struct strbuf *sb, const struct sym_loc *l,
 		folded_module(sb, l->module);
 }
 
-static void folded_frame(struct folded *f, const struct rframe *fr,
-			 bool kernel)
+/* The text folded_entry_name() gives an entry, kept once made. */
+struct folded_name {
+	uint32_t len;
+	char text[];
+};
+
+/* Entries are unique by location, index (< 64) and kernel flag. */
+static uint64_t folded_name_key(const struct sym_loc *l, unsigned i,
+				bool kernel)
+{
+	return (uint64_t)(uintptr_t)l << 8 | (uint64_t)i << 1 | kernel;
+}
+
+/* Appends entry i of l, as folded_entry_name() would; -1: no memory. */
+static int folded_add_entry(struct folded *f, const struct sym_loc *l,
+			    unsigned i, bool kernel)
+{
+	uint64_t key = folded_name_key(l, i, kernel);
+	struct folded_name *n;
+	size_t start;
+	void *v;
+
+	if (hashmap_get(&f->names, key, &v)) {
+		n = v;
+		strbuf_add(&f->buf, n->text, n->len);
+		return 0;
+	}
+	start = f->buf.len;
+	folded_entry_name(&f->buf, l, i, kernel);
+	if (f->buf.oom)
+		return -1;
+	n = arena_alloc(&f->arena, sizeof(*n) + f->buf.len - start);
+	if (!n)
+		return -1;
+	n->len = (uint32_t)(f->buf.len - start);
+	memcpy(n->text, f->buf.buf + start, n->len);
+	return hashmap_put(&f->names, key, n);
+}
+
+static int folded_frame(struct folded *f, const struct rframe *fr,
+			bool kernel)
 {
 	const struct sym_loc *l = fr->loc;
 	int i;
 
 	for (i = (int)l->nr - 1; i >= 0; i--) {
 		strbuf_addch(&f->buf, ';');
-		folded_entry_name(&f->buf, l, (unsigned)i, kernel);
+		if (folded_add_entry(f, l, (unsigned)i, kernel) < 0)
+			return -1;
 		if (!f->opts.annotate)
 			continue;
 		if (kernel)
@@ -160,6 +202,7 @@ static void folded_frame(struct folded *f, const struct rframe *fr,
 		else if (fr->origin == FRAME_STUB)
 			strbuf_addstr(&f->buf, "_[stub]");
 	}
+	return 0;
 }
 
 
@@ -300,7 +343,8 @@ int folded_add(struct folded *f, const struct rsample *s)
 		strbuf_addstr(&f->buf, marker);
 	}
 	for (i = s->nr_frames; i-- > 0;)
-		folded_frame(f, &s->frames[i], i < s->nr_kernel);
+		if (folded_frame(f, &s->frames[i], i < s->nr_kernel) < 0)
+			return -1;
 	if (f->buf.oom)
 		return -1;
 	line = folded_line_add(f, w);
