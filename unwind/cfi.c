@@ -327,6 +327,17 @@ const struct cfi_row *cfi_find(struct module *m, const struct regs_arch *a,
 
 /* --- evaluation ---------------------------------------------------- */
 
+/* Reads the word at addr; false when it cannot be read. */
+static inline bool cfi_read(const struct cfi_mem *mem, uint64_t addr,
+			    uint64_t *val)
+{
+	if (addr >= mem->lo && addr < mem->hi && mem->hi - addr >= 8) {
+		memcpy(val, mem->stack + (addr - mem->lo), 8);
+		return true;
+	}
+	return mem->read(mem->ctx, addr, val);
+}
+
 #define CFI_STACK_MAX 64
 
 enum cfi_eval_rc { EVAL_OK, EVAL_READ_FAIL, EVAL_BAD };
@@ -395,7 +406,7 @@ static enum cfi_eval_rc cfi_eval(const struct cfi_expr *e,
 			NEED(1);
 			if (size == 0 || size > 8)
 				return EVAL_BAD;
-			if (!mem->read(mem->ctx, st[sp - 1], &v)) {
+			if (!cfi_read(mem, st[sp - 1], &v)) {
 				*fail_addr = st[sp - 1];
 				return EVAL_READ_FAIL;
 			}
@@ -515,7 +526,7 @@ static enum cfi_eval_rc cfi_rule_value(const struct cfi_rule *r,
 	switch (r->kind) {
 	case CFI_OFFSET:
 		addr = cfa + (uint64_t)r->off;
-		if (!mem->read(mem->ctx, addr, val)) {
+		if (!cfi_read(mem, addr, val)) {
 			*fail_addr = addr;
 			return EVAL_READ_FAIL;
 		}
@@ -532,7 +543,7 @@ static enum cfi_eval_rc cfi_rule_value(const struct cfi_rule *r,
 		rc = cfi_eval(r->expr, in, &cfa, mem, &addr, fail_addr);
 		if (rc != EVAL_OK)
 			return rc;
-		if (!mem->read(mem->ctx, addr, val)) {
+		if (!cfi_read(mem, addr, val)) {
 			*fail_addr = addr;
 			return EVAL_READ_FAIL;
 		}

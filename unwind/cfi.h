@@ -60,10 +60,15 @@ struct cfi_row {
 	struct cfi_rule rules[];
 };
 
-/* Memory the evaluator may read: the stack copy, then module files. */
+/*
+ * Memory the evaluator may read: the stack copy, then module files.  Words
+ * inside [lo, hi) are read from stack directly; others through read().
+ */
 struct cfi_mem {
 	bool (*read)(void *ctx, uint64_t addr, uint64_t *val);
 	void *ctx;
+	const uint8_t *stack;   /* may be NULL (lo == hi) */
+	uint64_t lo, hi;
 };
 
 enum cfi_step {

@@ -291,7 +291,7 @@ static bool uw_scan_confirm(struct unwinder *u, const struct aspace_maps *maps,
 			    struct uw_mem *mem, const struct regs *cand)
 {
 	const struct regs_arch *a = u->arch;
-	struct cfi_mem cmem = { uw_read, mem };
+	struct cfi_mem cmem = { uw_read, mem, mem->stack, mem->lo, mem->hi };
 	struct unwind_frame f;
 	const struct cfi_row *row;
 	struct regs next;
@@ -405,7 +405,7 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 	struct regs rb[2], *cur = &rb[0], *next = &rb[1], *tmp;
 	const struct aspace_map *map;
 	struct uw_mem mem;
-	struct cfi_mem cmem = { uw_read, &mem };
+	struct cfi_mem cmem = { uw_read, &mem, NULL, 0, 0 };
 	bool activation = true;
 	unsigned nr = 0, scans = 0;
 
@@ -423,6 +423,9 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 	mem.full = s->stack_size && s->stack_dyn_size == s->stack_size;
 	mem.maps = maps;
 	mem.mc = u->mc;
+	cmem.stack = mem.stack;
+	cmem.lo = mem.lo;
+	cmem.hi = mem.hi;
 	memset(next, 0, sizeof(*next));
 	map = aspace_maps_find(maps, cur->r[a->pc]);
 
