@@ -16,6 +16,9 @@
  */
 int mem_grow(void *arr, size_t *alloc, size_t elem_size, size_t need);
 
+/* malloc(n * size) with an overflow check; NULL on failure. */
+void *mem_array(size_t n, size_t size);
+
 /* calloc(n, size) with an overflow check; NULL on failure. */
 void *mem_zalloc(size_t n, size_t size);
 
@@ -28,5 +31,28 @@ char *mem_strdup(const char *s);
  * the stream holds more than max bytes.
  */
 char *mem_slurp(FILE *f, size_t max, size_t *len);
+
+/*
+ * Zeroed memory of at least size bytes mapped for the caller, for big
+ * buffers filled once (file contents, decompressed sections): pages no one
+ * touches cost nothing, and from 2 MiB on the kernel is asked for
+ * transparent huge pages (one fault per 2 MiB instead of 512).  *map_size
+ * gets the size to give mem_unmap().  NULL when out of memory.
+ */
+void *mem_map(size_t size, size_t *map_size);
+
+/* Releases memory from mem_map() or mem_read_file(); NULL is allowed. */
+void mem_unmap(void *p, size_t map_size);
+
+/*
+ * The contents of the file at path, NUL-terminated after *len bytes, in
+ * memory from mem_map() (*map_size for mem_unmap()) that the caller owns.
+ * A regular file is read with read()s of its size; others (/proc files,
+ * pipes) grow the buffer as they read.  NULL with errno set when the file
+ * cannot be opened or read, holds more than max bytes, or memory runs
+ * out.
+ */
+char *mem_read_file(const char *path, size_t max, size_t *len,
+		    size_t *map_size);
 
 #endif
