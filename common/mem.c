@@ -96,30 +96,31 @@ fail:
 	return NULL;
 }
 
-#define MEM_HUGE ((size_t)2 << 20)  /* a transparent huge page */
-
 void *mem_map(size_t size, size_t *map_size)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	void *p;
 
-	if (size > SIZE_MAX - MEM_HUGE)
+	if (size > SIZE_MAX - MEM_HUGE_PAGE)
 		return NULL;
-	/*
-	 * Whole huge pages: the kernel aligns such mappings to 2 MiB, so
-	 * all of it can be backed by huge pages (madvise mode needs the
-	 * hint).
-	 */
-	size = size >= MEM_HUGE ? ALIGN_UP(size, MEM_HUGE) :
-				  ALIGN_UP(size ? size : 1, page);
+	/* whole huge pages: the kernel aligns such mappings to them */
+	size = size >= MEM_HUGE_PAGE ? ALIGN_UP(size, MEM_HUGE_PAGE) :
+				       ALIGN_UP(size ? size : 1, page);
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
-	if (size >= MEM_HUGE)
-		(void)madvise(p, size, MADV_HUGEPAGE);  /* a hint only */
 	*map_size = size;
 	return p;
+}
+
+void mem_huge(void *p, size_t len)
+{
+	uintptr_t lo = ALIGN_UP((uintptr_t)p, MEM_HUGE_PAGE);
+	uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)(MEM_HUGE_PAGE - 1);
+
+	if (hi > lo)  /* a hint only: nothing to do when it fails */
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
 
 void mem_unmap(void *p, size_t map_size)
@@ -144,8 +145,7 @@ static int mem_remap(char **p, size_t *size, size_t need)
 	q = mremap(*p, *size, n, MREMAP_MAYMOVE);
 	if (q == MAP_FAILED)
 		return -1;
-	if (n >= MEM_HUGE)
-		(void)madvise(q, n, MADV_HUGEPAGE);
+	mem_huge(q, n);
 	*p = q;
 	*size = n;
 	return 0;
@@ -173,6 +173,7 @@ char *mem_read_file(const char *path, size_t max, size_t *len,
 	buf = mem_map(size, &size);
 	if (!buf)
 		goto fail_nomem;
+	mem_huge(buf, size);
 	for (;;) {
 		if (n + 1 >= size && mem_remap(&buf, &size, n + 2) < 0)
 			goto fail_nomem;

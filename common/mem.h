@@ -32,14 +32,26 @@ char *mem_strdup(const char *s);
  */
 char *mem_slurp(FILE *f, size_t max, size_t *len);
 
+/* The size of a transparent huge page (x86-64, arm64 with 4k pages). */
+#define MEM_HUGE_PAGE ((size_t)2 << 20)
+
 /*
  * Zeroed memory of at least size bytes mapped for the caller, for big
  * buffers filled once (file contents, decompressed sections): pages no one
- * touches cost nothing, and from 2 MiB on the kernel is asked for
- * transparent huge pages (one fault per 2 MiB instead of 512).  *map_size
- * gets the size to give mem_unmap().  NULL when out of memory.
+ * touches cost nothing.  From MEM_HUGE_PAGE bytes on, the size is rounded
+ * up to whole huge pages (the kernel then aligns the mapping to them, see
+ * mem_huge()).  *map_size gets the size to give mem_unmap().  NULL when
+ * out of memory.
  */
 void *mem_map(size_t size, size_t *map_size);
+
+/*
+ * Asks for transparent huge pages for the whole huge pages inside
+ * [p, p + len) (THP's madvise mode needs the hint): one page fault per
+ * 2 MiB instead of 512, but each touch zeroes 2 MiB, so only for ranges
+ * that will be filled.
+ */
+void mem_huge(void *p, size_t len);
 
 /* Releases memory from mem_map() or mem_read_file(); NULL is allowed. */
 void mem_unmap(void *p, size_t map_size);
