@@ -129,10 +129,10 @@ void mem_unmap(void *p, size_t map_size)
 		munmap(p, map_size);
 }
 
-/* Makes the mapping *p of *size bytes at least need bytes. */
-static int mem_remap(char **p, size_t *size, size_t need)
+int mem_map_grow(void *p, size_t *map_size, size_t need)
 {
-	size_t n = *size;
+	void **pp = p;
+	size_t n = *map_size;
 	void *q;
 
 	while (n < need) {
@@ -140,14 +140,14 @@ static int mem_remap(char **p, size_t *size, size_t need)
 			return -1;
 		n *= 2;
 	}
-	if (n == *size)
+	if (n == *map_size)
 		return 0;
-	q = mremap(*p, *size, n, MREMAP_MAYMOVE);
+	q = mremap(*pp, *map_size, n, MREMAP_MAYMOVE);
 	if (q == MAP_FAILED)
 		return -1;
 	mem_huge(q, n);
-	*p = q;
-	*size = n;
+	*pp = q;
+	*map_size = n;
 	return 0;
 }
 
@@ -175,7 +175,7 @@ char *mem_read_file(const char *path, size_t max, size_t *len,
 		goto fail_nomem;
 	mem_huge(buf, size);
 	for (;;) {
-		if (n + 1 >= size && mem_remap(&buf, &size, n + 2) < 0)
+		if (n + 1 >= size && mem_map_grow(&buf, &size, n + 2) < 0)
 			goto fail_nomem;
 		got = read(fd, buf + n, size - n - 1);
 		if (got < 0 && errno == EINTR)

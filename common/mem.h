@@ -53,6 +53,13 @@ void *mem_map(size_t size, size_t *map_size);
  */
 void mem_huge(void *p, size_t len);
 
+/*
+ * Makes the mapping *p (*map_size bytes, from mem_map()) at least need
+ * bytes, moving it if it must (mremap), with huge pages asked for as in
+ * mem_read_file().  Returns 0, or -1 (the mapping unchanged).
+ */
+int mem_map_grow(void *p, size_t *map_size, size_t need);
+
 /* Releases memory from mem_map() or mem_read_file(); NULL is allowed. */
 void mem_unmap(void *p, size_t map_size);
 

@@ -35,6 +35,7 @@ struct bfd_sec {
 struct symtab {
 	struct symtab_sym *syms;  /* perf's view, sorted by start */
 	size_t nr, alloc;
+	size_t syms_map;          /* kallsyms: syms is from mem_map() */
 	struct bfd_sym *bsyms;    /* addr2line's function candidates, sorted
 				   * by section, start, size, then table
 				   * order reversed (st_bfd_cmp) */
@@ -50,7 +51,10 @@ void symtab_free(struct symtab *t)
 {
 	if (!t)
 		return;
-	free(t->syms);
+	if (t->syms_map)
+		mem_unmap(t->syms, t->syms_map);
+	else
+		free(t->syms);
 	free(t->bsyms);
 	free(t->bsecs);
 	mem_unmap(t->text, t->text_map);
@@ -226,7 +230,7 @@ static int st_add_batch(struct symtab *t, struct symtab_sym *batch, size_t n)
 	}
 	if (!t->nr) {
 		/* the usual first batch: it becomes the table */
-		free(t->syms);
+		free(t->syms);   /* ELF tables only: never mapped */
 		t->syms = batch;
 		t->nr = t->alloc = n;
 		st_fixup(t);
@@ -712,11 +716,16 @@ static int st_parse_kallsyms(struct symtab *t, char *text, size_t len)
 	/* the next '[' and tab in the file, each found once */
 	const char *br = NULL, *tab = NULL;
 	/* lines average 40-45 bytes; the array grows if that is wrong */
-	size_t alloc = len / 40 + 64, nb = 0;
-	struct symtab_sym *syms = mem_array(alloc, sizeof(*syms));
+	size_t map, alloc = len / 40 + 64, nb = 0;
+	struct symtab_sym *syms;
 
+	if (alloc > SIZE_MAX / sizeof(*syms))
+		return -1;
+	syms = mem_map(alloc * sizeof(*syms), &map);
 	if (!syms)
 		return -1;
+	mem_huge(syms, map);
+	alloc = map / sizeof(*syms);
 	for (; p < end; p++) {
 		char *nl = memchr(p, '\n', (size_t)(end - p)), *q, *name;
 		char otype, type;
@@ -748,15 +757,9 @@ static int st_parse_kallsyms(struct symtab *t, char *text, size_t len)
 			continue;
 		}
 		if (nb == alloc) {
-			struct symtab_sym *n2;
-
-			if (alloc > SIZE_MAX / 2 / sizeof(*syms))
+			if (mem_map_grow(&syms, &map, map + 1) < 0)
 				goto fail;
-			n2 = realloc(syms, alloc * 2 * sizeof(*syms));
-			if (!n2)
-				goto fail;
-			syms = n2;
-			alloc *= 2;
+			alloc = map / sizeof(*syms);
 		}
 		/* '[' marks a module's symbol, a tab starts the suffix to cut */
 		if (st_next(&br, name, end, '[') < nl &&
@@ -775,11 +778,12 @@ static int st_parse_kallsyms(struct symtab *t, char *text, size_t len)
 		p = nl;
 	}
 	t->syms = syms;
+	t->syms_map = map;
 	t->nr = nb;
 	t->alloc = alloc;
 	return 0;
 fail:
-	free(syms);
+	mem_unmap(syms, map);
 	return -1;
 }
 
