@@ -38,7 +38,7 @@ struct symtab {
 	size_t syms_map;          /* kallsyms: syms is from mem_map() */
 	struct bfd_sym *bsyms;    /* addr2line's function candidates, sorted
 				   * by section, start, size, then table
-				   * order reversed (st_bfd_cmp) */
+				   * order reversed (st_bfd_before) */
 	size_t nr_bsyms;
 	struct bfd_sec *bsecs;    /* SHF_ALLOC sections of that file */
 	size_t nr_bsecs;
@@ -452,19 +452,45 @@ static int st_synthesize_plt(struct symtab *t, Elf *elf)
 /*
  * The order symtab_bfd_function() searches: the candidate it wants for an
  * address is the last one at or below it (the nearest start; on equal
- * starts the larger size; on equal sizes the first in the table).
+ * starts the larger size; on equal sizes the first in the table).  A
+ * total order: table indexes differ.
  */
-static int st_bfd_cmp(const void *pa, const void *pb)
+static inline bool st_bfd_before(const struct bfd_sym *a,
+				 const struct bfd_sym *b)
 {
-	const struct bfd_sym *a = pa, *b = pb;
-
 	if (a->shndx != b->shndx)
-		return a->shndx < b->shndx ? -1 : 1;
+		return a->shndx < b->shndx;
 	if (a->value != b->value)
-		return a->value < b->value ? -1 : 1;
+		return a->value < b->value;
 	if (a->size != b->size)
-		return a->size < b->size ? -1 : 1;
-	return a->index > b->index ? -1 : a->index < b->index;
+		return a->size < b->size;
+	return a->index > b->index;
+}
+
+/* Sorts a[0..n) by st_bfd_before(); tmp has room for n / 2 + 1. */
+static void st_bfd_sort(struct bfd_sym *a, size_t n, struct bfd_sym *tmp)
+{
+	size_t mid = n / 2, i, j, k;
+
+	if (n <= 16) {
+		for (i = 1; i < n; i++) {
+			struct bfd_sym x = a[i];
+
+			for (j = i; j && st_bfd_before(&x, &a[j - 1]); j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+		return;
+	}
+	st_bfd_sort(a, mid, tmp);
+	st_bfd_sort(a + mid, n - mid, tmp);
+	if (!st_bfd_before(&a[mid], &a[mid - 1]))
+		return;
+	memcpy(tmp, a, mid * sizeof(*a));
+	for (i = 0, j = mid, k = 0; i < mid && j < n;)
+		a[k++] = st_bfd_before(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
+	while (i < mid)
+		a[k++] = tmp[i++];
 }
 
 /* addr2line's symbols: .symtab of its file, else .dynsym. */
@@ -473,6 +499,7 @@ static int st_read_bfd(struct symtab *t, Elf *elf)
 	GElf_Shdr sh;
 	Elf_Scn *scn = st_symtab(elf, SHT_SYMTAB, &sh);
 	Elf_Scn *s = NULL;
+	struct bfd_sym *tmp;
 	Elf_Data *data;
 	size_t n, i;
 
@@ -511,7 +538,11 @@ static int st_read_bfd(struct symtab *t, Elf *elf)
 			b->index = (uint32_t)i;
 			t->nr_bsyms++;
 		}
-		qsort(t->bsyms, t->nr_bsyms, sizeof(*t->bsyms), st_bfd_cmp);
+		tmp = mem_array(t->nr_bsyms / 2 + 1, sizeof(*tmp));
+		if (!tmp)
+			return -1;
+		st_bfd_sort(t->bsyms, t->nr_bsyms, tmp);
+		free(tmp);
 	}
 	n = 0;
 	while ((s = elf_nextscn(elf, s)))
