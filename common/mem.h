@@ -55,8 +55,8 @@ void mem_huge(void *p, size_t len);
 
 /*
  * Makes the mapping *p (*map_size bytes, from mem_map()) at least need
- * bytes, moving it if it must (mremap), with huge pages asked for as in
- * mem_read_file().  Returns 0, or -1 (the mapping unchanged).
+ * bytes, doubling it, moved if it must be (mremap), with huge pages asked
+ * for all of it (mem_huge()).  Returns 0, or -1 (the mapping unchanged).
  */
 int mem_map_grow(void *p, size_t *map_size, size_t need);
 

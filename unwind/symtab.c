@@ -704,10 +704,15 @@ static bool st_hex16(const char *s, uint64_t *v)
 		memcpy(&x, s + 8 * i, 8);
 		if (x & high)
 			return false;
-		/* with every byte below 0x80, no sum below carries */
+		/*
+		 * Every byte is below 0x80, so no sum carries out of its
+		 * byte: byte + 0x80 - c has its top bit set when byte >= c.
+		 */
 		l = x | 0x20 * ones;   /* 'A'-'F' to 'a'-'f' */
-		digit = (x + (0x80 - '0') * ones) & ~(x + (0x80 - '9' - 1) * ones);
-		alpha = (l + (0x80 - 'a') * ones) & ~(l + (0x80 - 'f' - 1) * ones);
+		digit = (x + (0x80 - '0') * ones) &
+			~(x + (0x80 - '9' - 1) * ones);
+		alpha = (l + (0x80 - 'a') * ones) &
+			~(l + (0x80 - 'f' - 1) * ones);
 		if (((digit | alpha) & high) != high)
 			return false;
 		/* digit values, first digit in the lowest byte */
@@ -779,11 +784,11 @@ static int st_parse_kallsyms(struct symtab *t, char *text, size_t len)
 			continue;
 		}
 		otype = q[1];
-		type = otype >= 'a' && otype <= 'z' ? (char)(otype - 'a' + 'A') :
-						      otype;
+		type = otype >= 'a' && otype <= 'z' ?
+			       (char)(otype - 'a' + 'A') : otype;
 		name = q + 3;
-		if ((type != 'T' && type != 'W' && type != 'D' && type != 'B') ||
-		    name[0] == '$' || !name[0]) {
+		if ((type != 'T' && type != 'W' && type != 'D' &&
+		     type != 'B') || name[0] == '$' || !name[0]) {
 			p = nl;
 			continue;
 		}
@@ -792,7 +797,7 @@ static int st_parse_kallsyms(struct symtab *t, char *text, size_t len)
 				goto fail;
 			alloc = map / sizeof(*syms);
 		}
-		/* '[' marks a module's symbol, a tab starts the suffix to cut */
+		/* '[': a module's symbol; a tab starts the suffix to cut */
 		if (st_next(&br, name, end, '[') < nl &&
 		    (size_t)(br - name) < strlen(name))
 			f |= ST_K_MOD;
