@@ -1,10 +1,17 @@
 /*
- * mem.c - overflow-checked allocation helpers.
+ * mem.c - overflow-checked allocation helpers, mapped buffers and whole-file
+ * reads.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "common/base.h"
 #include "common/mem.h"
 
 /* mem_grow() when the array must grow. */
@@ -31,6 +38,15 @@ int mem_grow_slow(void *arr, size_t *alloc, size_t elem_size, size_t need)
 	*parr = p;
 	*alloc = n;
 	return 0;
+}
+
+void *mem_array(size_t n, size_t size)
+{
+	size_t bytes;
+
+	if (__builtin_mul_overflow(n, size, &bytes))
+		return NULL;
+	return malloc(bytes ? bytes : 1);
 }
 
 void *mem_zalloc(size_t n, size_t size)
@@ -78,5 +94,114 @@ char *mem_slurp(FILE *f, size_t max, size_t *len)
 	return buf;
 fail:
 	free(buf);
+	return NULL;
+}
+
+void *mem_map(size_t size, size_t *map_size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *p;
+
+	if (size > SIZE_MAX - MEM_HUGE_PAGE)
+		return NULL;
+	/* whole huge pages: the kernel aligns such mappings to them */
+	size = size >= MEM_HUGE_PAGE ? ALIGN_UP(size, MEM_HUGE_PAGE) :
+				       ALIGN_UP(size ? size : 1, page);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	*map_size = size;
+	return p;
+}
+
+void mem_huge(void *p, size_t len)
+{
+	uintptr_t lo = ALIGN_UP((uintptr_t)p, MEM_HUGE_PAGE);
+	uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)(MEM_HUGE_PAGE - 1);
+
+	if (hi > lo)  /* a hint only: nothing to do when it fails */
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+}
+
+void mem_unmap(void *p, size_t map_size)
+{
+	if (p)
+		munmap(p, map_size);
+}
+
+int mem_map_grow(void *p, size_t *map_size, size_t need)
+{
+	void **pp = p;
+	size_t n = *map_size;
+	void *q;
+
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return -1;
+		n *= 2;
+	}
+	if (n == *map_size)
+		return 0;
+	q = mremap(*pp, *map_size, n, MREMAP_MAYMOVE);
+	if (q == MAP_FAILED)
+		return -1;
+	mem_huge(q, n);
+	*pp = q;
+	*map_size = n;
+	return 0;
+}
+
+char *mem_read_file(const char *path, size_t max, size_t *len,
+		    size_t *map_size)
+{
+	struct stat st;
+	size_t n = 0, size = 0;
+	char *buf = NULL;
+	ssize_t got;
+	int fd, saved;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	/* room for the NUL, and one more byte to see the end of file */
+	size = S_ISREG(st.st_mode) && st.st_size > 0 &&
+			       (uint64_t)st.st_size < max ?
+		       (size_t)st.st_size + 2 :
+		       (size_t)1 << 20;
+	buf = mem_map(size, &size);
+	if (!buf)
+		goto fail_nomem;
+	mem_huge(buf, size);
+	for (;;) {
+		if (n + 1 >= size && mem_map_grow(&buf, &size, n + 2) < 0)
+			goto fail_nomem;
+		got = read(fd, buf + n, size - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			goto fail;
+		if (!got)
+			break;
+		n += (size_t)got;
+		if (n > max) {
+			errno = EFBIG;
+			goto fail;
+		}
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	*map_size = size;
+	return buf;
+fail_nomem:
+	errno = ENOMEM;
+fail:
+	saved = errno;
+	mem_unmap(buf, size);
+	close(fd);
+	errno = saved;
 	return NULL;
 }

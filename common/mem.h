@@ -23,6 +23,9 @@ static inline int mem_grow(void *arr, size_t *alloc, size_t elem_size,
 	return need <= *alloc ? 0 : mem_grow_slow(arr, alloc, elem_size, need);
 }
 
+/* malloc(n * size) with an overflow check; NULL on failure. */
+void *mem_array(size_t n, size_t size);
+
 /* calloc(n, size) with an overflow check; NULL on failure. */
 void *mem_zalloc(size_t n, size_t size);
 
@@ -35,5 +38,47 @@ char *mem_strdup(const char *s);
  * the stream holds more than max bytes.
  */
 char *mem_slurp(FILE *f, size_t max, size_t *len);
+
+/* The size of a transparent huge page (x86-64, arm64 with 4k pages). */
+#define MEM_HUGE_PAGE ((size_t)2 << 20)
+
+/*
+ * Zeroed memory of at least size bytes mapped for the caller, for big
+ * buffers filled once (file contents, decompressed sections): pages no one
+ * touches cost nothing.  From MEM_HUGE_PAGE bytes on, the size is rounded
+ * up to whole huge pages (the kernel then aligns the mapping to them, see
+ * mem_huge()).  *map_size gets the size to give mem_unmap().  NULL when
+ * out of memory.
+ */
+void *mem_map(size_t size, size_t *map_size);
+
+/*
+ * Asks for transparent huge pages for the whole huge pages inside
+ * [p, p + len) (THP's madvise mode needs the hint): one page fault per
+ * 2 MiB instead of 512, but each touch zeroes 2 MiB, so only for ranges
+ * that will be filled.
+ */
+void mem_huge(void *p, size_t len);
+
+/*
+ * Makes the mapping *p (*map_size bytes, from mem_map()) at least need
+ * bytes, doubling it, moved if it must be (mremap), with huge pages asked
+ * for all of it (mem_huge()).  Returns 0, or -1 (the mapping unchanged).
+ */
+int mem_map_grow(void *p, size_t *map_size, size_t need);
+
+/* Releases memory from mem_map() or mem_read_file(); NULL is allowed. */
+void mem_unmap(void *p, size_t map_size);
+
+/*
+ * The contents of the file at path, NUL-terminated after *len bytes, in
+ * memory from mem_map() (*map_size for mem_unmap()) that the caller owns.
+ * A regular file is read with read()s of its size; others (/proc files,
+ * pipes) grow the buffer as they read.  NULL with errno set when the file
+ * cannot be opened or read, holds more than max bytes, or memory runs
+ * out.
+ */
+char *mem_read_file(const char *path, size_t max, size_t *len,
+		    size_t *map_size);
 
 #endif

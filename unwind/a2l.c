@@ -170,17 +170,71 @@ static int a2l_scan(struct a2l_cu *cu, Dwarf_Die *die, int parent,
 	return 0;
 }
 
-static int a2l_order_cmp(const void *x, const void *y, void *ctx)
-{
-	const struct a2l_cu *cu = ctx;
-	const struct a2l_func *a = &cu->f[*(const uint32_t *)x];
-	const struct a2l_func *b = &cu->f[*(const uint32_t *)y];
+/* The order of cu->order: (low, high, DIE order), a total order. */
+struct a2l_key {
+	uint64_t low, high;
+	uint32_t idx;
+};
 
+static inline bool a2l_key_before(const struct a2l_key *a,
+				  const struct a2l_key *b)
+{
 	if (a->low != b->low)
-		return a->low < b->low ? -1 : 1;
+		return a->low < b->low;
 	if (a->high != b->high)
-		return a->high < b->high ? -1 : 1;
-	return a->idx < b->idx ? -1 : a->idx > b->idx;
+		return a->high < b->high;
+	return a->idx < b->idx;
+}
+
+/* Sorts a[0..n) by a2l_key_before(); tmp has room for n / 2 + 1. */
+static void a2l_sort(struct a2l_key *a, size_t n, struct a2l_key *tmp)
+{
+	size_t mid = n / 2, i, j, k;
+
+	if (n <= 16) {
+		for (i = 1; i < n; i++) {
+			struct a2l_key x = a[i];
+
+			for (j = i; j && a2l_key_before(&x, &a[j - 1]); j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+		return;
+	}
+	a2l_sort(a, mid, tmp);
+	a2l_sort(a + mid, n - mid, tmp);
+	if (!a2l_key_before(&a[mid], &a[mid - 1]))
+		return;
+	memcpy(tmp, a, mid * sizeof(*a));
+	for (i = 0, j = mid, k = 0; i < mid && j < n;)
+		a[k++] = a2l_key_before(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
+	while (i < mid)
+		a[k++] = tmp[i++];
+}
+
+/* Fills cu->order: every function, by (low, high, DIE order). */
+static int a2l_order(struct a2l_cu *cu)
+{
+	struct a2l_key *keys;
+	size_t i, n = cu->nr;
+
+	cu->order = mem_array(n ? n : 1, sizeof(*cu->order));
+	keys = mem_array(n + n / 2 + 1, sizeof(*keys));
+	if (!cu->order || !keys) {
+		free(keys);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		keys[i].low = cu->f[i].low;
+		keys[i].high = cu->f[i].high;
+		keys[i].idx = (uint32_t)i;
+	}
+	a2l_sort(keys, n, keys + n);
+	for (i = 0; i < n; i++)
+		cu->order[i] = keys[i].idx;
+	cu->nr_order = n;
+	free(keys);
+	return 0;
 }
 
 static struct a2l_cu *a2l_cu_get(struct a2l *a, Dwarf_Die *cudie)
@@ -189,7 +243,7 @@ static struct a2l_cu *a2l_cu_get(struct a2l *a, Dwarf_Die *cudie)
 	struct a2l_cu *cu;
 	Dwarf_Attribute attr;
 	Dwarf_Word lang = 0;
-	size_t i, k;
+	size_t i;
 	void *v;
 
 	if (hashmap_get(&a->cus, key, &v))
@@ -206,24 +260,20 @@ static struct a2l_cu *a2l_cu_get(struct a2l *a, Dwarf_Die *cudie)
 	 * Every function takes part, those without ranges as [0, 0): they
 	 * steer bfd's binary search, so they must steer ours.
 	 */
-	cu->order = mem_zalloc(cu->nr ? cu->nr : 1, sizeof(*cu->order));
-	if (!cu->order)
-		goto fail;
-	for (i = k = 0; i < cu->nr; i++) {
+	for (i = 0; i < cu->nr; i++) {
 		if (!cu->f[i].nr_ranges)
 			cu->f[i].low = cu->f[i].high = 0;
-		cu->order[k++] = (uint32_t)i;
 	}
-	qsort_r(cu->order, k, sizeof(*cu->order), a2l_order_cmp, cu);
+	if (a2l_order(cu) < 0)
+		goto fail;
 	/* bfd's high watermark, which its binary search relies on */
-	for (i = 0; i < k; i++) {
+	for (i = 0; i < cu->nr_order; i++) {
 		struct a2l_func *f = &cu->f[cu->order[i]];
 
 		f->high_mark = f->high;
 		if (i && cu->f[cu->order[i - 1]].high_mark > f->high_mark)
 			f->high_mark = cu->f[cu->order[i - 1]].high_mark;
 	}
-	cu->nr_order = k;
 	if (hashmap_put(&a->cus, key, cu) < 0)
 		goto fail;
 	return cu;

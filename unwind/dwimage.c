@@ -1,11 +1,15 @@
 /*
  * dwimage.c - decompressed DWARF for libdw (see dwimage.h).
  *
- * The image is the file's bytes, then each decompressed section, then a
- * new section header table (the ELF header's e_shoff points to it):
- * decompressed sections get their new offset and size and lose
- * SHF_COMPRESSED; hidden ones keep their bytes but their name loses its
- * leading dot, so libdw does not recognise them.
+ * The image has the file's layout: its ELF and program headers and the
+ * sections it keeps at their offsets (the compressed payloads and hidden
+ * sections, which no one reads there, are not copied: those pages stay
+ * untouched zeroes), then each decompressed section, then a new section
+ * header table (the ELF header's e_shoff points to it).  Decompressed
+ * sections get their new offset and size and lose SHF_COMPRESSED; hidden
+ * ones become SHT_NOBITS and their name loses its leading dot, so libdw
+ * does not recognise them.  The decompressed part starts on a huge page
+ * of its own (mem_huge()) when it fills one.
  */
 #include <elf.h>
 #include <gelf.h>
@@ -16,10 +20,12 @@
 #include <string.h>
 
 #include "common/base.h"
+#include "common/mem.h"
 #include "unwind/dwimage.h"
 #include "unwind/module.h"
 
 #define DWIMAGE_MAX_OUT (1ull << 32)  /* decompressed bytes at most */
+#define DWIMAGE_HDR 64   /* before the image: the mapping's size */
 
 /* DWARF sections restack never reads: libdw need not see them. */
 static bool dwimage_hidden(const char *name)
@@ -40,7 +46,8 @@ static bool dwimage_hidden(const char *name)
 /* What to do with one section. */
 struct dwimage_sec {
 	enum { DWS_KEEP, DWS_INFLATE, DWS_HIDE } what;
-	uint64_t in_off, in_size;   /* compressed payload (after the chdr) */
+	uint64_t in_off, in_size;   /* compressed payload (after the chdr),
+				     * or the bytes of a kept section */
 	uint64_t out_size, align;
 	uint64_t new_off;
 };
@@ -83,12 +90,13 @@ static void dwimage_shdr(uint8_t *tab, size_t entsize, bool is64, size_t i,
 		Elf64_Shdr sh;
 
 		memcpy(&sh, tab + i * entsize, sizeof(sh));
+		sh.sh_flags &= ~(uint64_t)SHF_COMPRESSED;
 		if (s->what == DWS_HIDE) {
 			sh.sh_name++;
+			sh.sh_type = SHT_NOBITS;
 		} else {
 			sh.sh_offset = s->new_off;
 			sh.sh_size = s->out_size;
-			sh.sh_flags &= ~(uint64_t)SHF_COMPRESSED;
 			sh.sh_addralign = s->align;
 		}
 		memcpy(tab + i * entsize, &sh, sizeof(sh));
@@ -96,12 +104,13 @@ static void dwimage_shdr(uint8_t *tab, size_t entsize, bool is64, size_t i,
 		Elf32_Shdr sh;
 
 		memcpy(&sh, tab + i * entsize, sizeof(sh));
+		sh.sh_flags &= ~(Elf32_Word)SHF_COMPRESSED;
 		if (s->what == DWS_HIDE) {
 			sh.sh_name++;
+			sh.sh_type = SHT_NOBITS;
 		} else {
 			sh.sh_offset = (Elf32_Off)s->new_off;
 			sh.sh_size = (Elf32_Word)s->out_size;
-			sh.sh_flags &= ~(Elf32_Word)SHF_COMPRESSED;
 			sh.sh_addralign = (Elf32_Word)s->align;
 		}
 		memcpy(tab + i * entsize, &sh, sizeof(sh));
@@ -123,14 +132,20 @@ static uint64_t dwimage_plan(Elf *elf, const uint8_t *raw, size_t raw_size,
 		GElf_Shdr sh;
 
 		s->what = DWS_KEEP;
-		if (!scn || !gelf_getshdr(scn, &sh) ||
-		    !(sh.sh_flags & SHF_COMPRESSED) || sh.sh_type == SHT_NOBITS)
+		if (!scn || !gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type != SHT_NOBITS && sh.sh_offset < raw_size) {
+			s->in_off = sh.sh_offset;
+			s->in_size = MIN(sh.sh_size, raw_size - sh.sh_offset);
+		}
+		if (!(sh.sh_flags & SHF_COMPRESSED) || sh.sh_type == SHT_NOBITS)
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (!name || strncmp(name, ".debug_", 7))
 			continue;
 		if (dwimage_hidden(name)) {
 			s->what = DWS_HIDE;
+			s->in_size = 0;
 			continue;
 		}
 		if (!dwimage_chdr(raw, raw_size, is64, sh.sh_offset,
@@ -145,14 +160,27 @@ static uint64_t dwimage_plan(Elf *elf, const uint8_t *raw, size_t raw_size,
 	return out;
 }
 
+/* Copies the ELF and program headers, as far as the file has them. */
+static void dwimage_headers(Elf *elf, uint8_t *img, const uint8_t *raw,
+			    size_t raw_size, const GElf_Ehdr *eh)
+{
+	uint64_t end = eh->e_ehsize;
+	size_t nph;
+
+	if (elf_getphdrnum(elf, &nph) == 0 && nph && eh->e_phoff &&
+	    eh->e_phoff < raw_size)
+		end = MAX(end, eh->e_phoff + (uint64_t)nph * eh->e_phentsize);
+	memcpy(img, raw, (size_t)MIN(end, (uint64_t)raw_size));
+}
+
 void *dwimage_build(Elf *elf, size_t *size)
 {
 	struct libdeflate_decompressor *dec = NULL;
 	struct dwimage_sec *secs = NULL;
-	size_t raw_size, shnum, shstrndx, entsize, i;
+	size_t raw_size, shnum, shstrndx, entsize, i, map_size = 0;
 	const uint8_t *raw;
-	uint64_t shoff, out, pos;
-	uint8_t *img = NULL;
+	uint64_t shoff, out, pos, total;
+	uint8_t *base = NULL, *img;
 	GElf_Ehdr eh;
 	bool is64, any = false;
 
@@ -165,7 +193,8 @@ void *dwimage_build(Elf *elf, size_t *size)
 	entsize = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
 	shoff = eh.e_shoff;
 	if (eh.e_shentsize != entsize || shoff > raw_size ||
-	    shnum > (raw_size - shoff) / entsize)
+	    shnum > (raw_size - shoff) / entsize ||
+	    raw_size < (is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)))
 		return NULL;
 	secs = calloc(shnum, sizeof(*secs));
 	if (!secs)
@@ -173,17 +202,30 @@ void *dwimage_build(Elf *elf, size_t *size)
 	out = dwimage_plan(elf, raw, raw_size, is64, secs, shnum, shstrndx);
 	if (!out)
 		goto fail;
-	/* file, decompressed sections, section headers */
+	/* file, decompressed sections (from a huge page on), headers */
 	pos = ALIGN_UP((uint64_t)raw_size, 8);
-	img = malloc(pos + out + shnum * entsize + 8);
-	dec = libdeflate_alloc_decompressor();
-	if (!img || !dec)
+	if (out >= MEM_HUGE_PAGE)
+		pos = ALIGN_UP(DWIMAGE_HDR + pos, MEM_HUGE_PAGE) - DWIMAGE_HDR;
+	total = pos + out + shnum * entsize + 8;
+	if (total > SIZE_MAX - DWIMAGE_HDR)
 		goto fail;
-	memcpy(img, raw, raw_size);
+	base = mem_map(DWIMAGE_HDR + (size_t)total, &map_size);
+	dec = libdeflate_alloc_decompressor();
+	if (!base || !dec)
+		goto fail;
+	memcpy(base, &map_size, sizeof(map_size));
+	img = base + DWIMAGE_HDR;
+	mem_huge(img + pos, (size_t)(total - pos));
+	dwimage_headers(elf, img, raw, raw_size, &eh);
 	for (i = 1; i < shnum; i++) {
 		struct dwimage_sec *s = &secs[i];
 		size_t got;
 
+		if (s->what == DWS_KEEP) {
+			memcpy(img + s->in_off, raw + s->in_off,
+			       (size_t)s->in_size);
+			continue;
+		}
 		if (s->what != DWS_INFLATE)
 			continue;
 		if (s->align > 1)
@@ -223,6 +265,18 @@ void *dwimage_build(Elf *elf, size_t *size)
 fail:
 	libdeflate_free_decompressor(dec);
 	free(secs);
-	free(img);
+	mem_unmap(base, map_size);
 	return NULL;
+}
+
+void dwimage_free(void *image)
+{
+	uint8_t *base;
+	size_t map_size;
+
+	if (!image)
+		return;
+	base = (uint8_t *)image - DWIMAGE_HDR;
+	memcpy(&map_size, base, sizeof(map_size));
+	mem_unmap(base, map_size);
 }

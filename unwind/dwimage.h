@@ -19,9 +19,12 @@
  * The copy of elf (a file in this machine's byte order), or NULL when elf
  * has no zlib-compressed DWARF section (or is not usable that way, or
  * memory ran out): then give elf to libdw as it is.  On success *size is
- * the image's size; the caller owns the image (free()) and must keep it
- * as long as an Elf made from it with elf_memory() lives.
+ * the image's size; the caller owns the image (dwimage_free()) and must
+ * keep it as long as an Elf made from it with elf_memory() lives.
  */
 void *dwimage_build(Elf *elf, size_t *size);
+
+/* Frees an image from dwimage_build(); NULL is allowed. */
+void dwimage_free(void *image);
 
 #endif

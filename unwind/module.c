@@ -101,7 +101,7 @@ static void module_dwimage_free(struct module_dwimage *img)
 {
 	if (img->elf)
 		elf_end(img->elf);
-	free(img->image);
+	dwimage_free(img->image);
 	img->elf = NULL;
 	img->image = NULL;
 }
@@ -682,7 +682,7 @@ static Dwarf *module_dwarf_open(Elf *elf, struct module_dwimage *img)
 			elf_end(img->elf);
 			img->elf = NULL;
 		}
-		free(img->image);
+		dwimage_free(img->image);
 		img->image = NULL;
 	}
 	return dwarf_begin_elf(elf, DWARF_C_READ, NULL);

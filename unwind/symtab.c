@@ -8,7 +8,6 @@
  * _bfd_elf_maybe_function_sym).  Names point into the module's ELF string
  * tables (mapped for the whole run) or, for "@plt" names, into t->arena.
  */
-#include <ctype.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +35,15 @@ struct bfd_sec {
 struct symtab {
 	struct symtab_sym *syms;  /* perf's view, sorted by start */
 	size_t nr, alloc;
+	size_t syms_map;          /* kallsyms: syms is from mem_map() */
 	struct bfd_sym *bsyms;    /* addr2line's function candidates, sorted
 				   * by section, start, size, then table
-				   * order reversed (st_bfd_cmp) */
+				   * order reversed (st_bfd_before) */
 	size_t nr_bsyms;
 	struct bfd_sec *bsecs;    /* SHF_ALLOC sections of that file */
 	size_t nr_bsecs;
-	char *text;               /* a kallsyms file's contents (names) */
+	char *text;               /* a kallsyms file's contents (names), */
+	size_t text_map;          /* from mem_read_file() */
 	struct arena arena;
 };
 
@@ -50,10 +51,13 @@ void symtab_free(struct symtab *t)
 {
 	if (!t)
 		return;
-	free(t->syms);
+	if (t->syms_map)
+		mem_unmap(t->syms, t->syms_map);
+	else
+		free(t->syms);
 	free(t->bsyms);
 	free(t->bsecs);
-	free(t->text);
+	mem_unmap(t->text, t->text_map);
 	arena_release(&t->arena);
 	free(t);
 }
@@ -112,77 +116,76 @@ static bool st_prefer_first(const struct symtab_sym *a,
 	return true;
 }
 
-struct st_key {
-	uint64_t start;
-	size_t idx;
+/* kflags bits of a kallsyms line (ELF symbols have none). */
+enum {
+	ST_K_MOD = 1,   /* a '[' in the name: a module's symbol */
+	ST_K_TAB = 2,   /* a tab, where the "\t[module]" suffix starts */
 };
 
-static int st_key_cmp(const void *x, const void *y)
+/*
+ * Sorts a[0..n) by start, equal starts kept in their order (perf's
+ * rb-tree puts an equal start after those already there).  tmp has room
+ * for n / 2 + 1 symbols.  Ordered runs cost one comparison per merge.
+ */
+static void st_sort(struct symtab_sym *a, size_t n, struct symtab_sym *tmp)
 {
-	const struct st_key *a = x, *b = y;
+	size_t mid = n / 2, i, j, k;
 
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return a->idx < b->idx ? -1 : a->idx > b->idx;
+	if (n <= 16) {
+		for (i = 1; i < n; i++) {
+			struct symtab_sym x = a[i];
+
+			for (j = i; j && a[j - 1].start > x.start; j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+		return;
+	}
+	st_sort(a, mid, tmp);
+	st_sort(a + mid, n - mid, tmp);
+	if (a[mid - 1].start <= a[mid].start)
+		return;
+	memcpy(tmp, a, mid * sizeof(*a));
+	for (i = 0, j = mid, k = 0; i < mid && j < n;)
+		a[k++] = tmp[i].start <= a[j].start ? tmp[i++] : a[j++];
+	while (i < mid)
+		a[k++] = tmp[i++];
+}
+
+/* Stable-sorts a[0..n) by start; -1 when out of memory. */
+static int st_sort_batch(struct symtab_sym *a, size_t n)
+{
+	struct symtab_sym *tmp;
+	size_t i;
+
+	for (i = 1; i < n && a[i].start >= a[i - 1].start; i++)
+		;
+	if (i >= n)  /* kallsyms is usually sorted already */
+		return 0;
+	tmp = mem_array(n / 2 + 1, sizeof(*tmp));
+	if (!tmp)
+		return -1;
+	st_sort(a, n, tmp);
+	free(tmp);
+	return 0;
 }
 
 /*
- * Inserts batch (in insertion order) keeping equal starts in insertion
- * order, as perf's rb-tree does, then runs fixup_end and fixup_duplicate.
+ * symbols__fixup_end() and symbols__fixup_duplicate() over the whole
+ * table.
  */
-static int st_add_batch(struct symtab *t, struct symtab_sym *batch, size_t n,
-			bool kallsyms)
+static void st_fixup(struct symtab *t)
 {
-	struct symtab_sym *merged, *sorted;
-	struct st_key *keys;
-	size_t i, j, k;
+	size_t i, k;
 
-	if (!n)
-		return 0;
-	keys = mem_zalloc(n, sizeof(*keys));
-	sorted = mem_zalloc(n, sizeof(*sorted));
-	if (!keys || !sorted) {
-		free(keys);
-		free(sorted);
-		return -1;
-	}
-	for (i = 0, j = 1; i < n; i++) {
-		keys[i].start = batch[i].start;
-		keys[i].idx = i;
-		if (i && batch[i].start < batch[i - 1].start)
-			j = 0;
-	}
-	if (!j)  /* kallsyms is usually sorted already */
-		qsort(keys, n, sizeof(*keys), st_key_cmp);
-	for (i = 0; i < n; i++)
-		sorted[i] = batch[keys[i].idx];
-	free(keys);
-	batch = sorted;
-	merged = mem_zalloc(t->nr + n, sizeof(*merged));
-	if (!merged) {
-		free(sorted);
-		return -1;
-	}
-	for (i = j = k = 0; i < t->nr || j < n;) {
-		if (j >= n || (i < t->nr && t->syms[i].start <= batch[j].start))
-			merged[k++] = t->syms[i++];
-		else
-			merged[k++] = batch[j++];
-	}
-	free(sorted);
-	free(t->syms);
-	t->syms = merged;
-	t->nr = k;
-	t->alloc = k;
-
-	/* symbols__fixup_end(): zero sizes reach the next symbol. */
+	/* fixup_end: zero sizes reach the next symbol. */
 	for (i = 0; i + 1 < t->nr; i++) {
 		struct symtab_sym *p = &t->syms[i], *c = &t->syms[i + 1];
 
 		if (p->end != p->start)
 			continue;
 		/* kallsyms: the gap between kernel and module text */
-		if (kallsyms && !strchr(p->name, '[') != !strchr(c->name, '['))
+		if ((p->kflags ^ c->kflags) & ST_K_MOD)
 			p->end = ALIGN_UP(p->end + 4096, 4096ull);
 		else
 			p->end = c->start;
@@ -192,9 +195,9 @@ static int st_add_batch(struct symtab *t, struct symtab_sym *batch, size_t n,
 			ALIGN_UP(t->syms[t->nr - 1].start, 4096ull) + 4096;
 
 	/*
-	 * symbols__fixup_duplicate(): one symbol per start address.  perf
-	 * compares each survivor with the next symbol of the same start;
-	 * one pass keeps the running survivor (k) and compacts the array.
+	 * fixup_duplicate: one symbol per start address.  perf compares
+	 * each survivor with the next symbol of the same start; one pass
+	 * keeps the running survivor (k) and compacts the array.
 	 */
 	for (i = 0, k = 0; i < t->nr; i++) {
 		if (k && t->syms[k - 1].start == t->syms[i].start) {
@@ -205,6 +208,50 @@ static int st_add_batch(struct symtab *t, struct symtab_sym *batch, size_t n,
 		t->syms[k++] = t->syms[i];
 	}
 	t->nr = k;
+}
+
+/*
+ * Inserts batch (n symbols in insertion order, malloc'd: this frees it)
+ * keeping equal starts in insertion order, as perf's rb-tree does, then
+ * runs fixup_end and fixup_duplicate.
+ */
+static int st_add_batch(struct symtab *t, struct symtab_sym *batch, size_t n)
+{
+	struct symtab_sym *merged;
+	size_t i, j, k;
+
+	if (!n) {
+		free(batch);
+		return 0;
+	}
+	if (st_sort_batch(batch, n) < 0) {
+		free(batch);
+		return -1;
+	}
+	if (!t->nr) {
+		/* the usual first batch: it becomes the table */
+		free(t->syms);   /* ELF tables only: never mapped */
+		t->syms = batch;
+		t->nr = t->alloc = n;
+		st_fixup(t);
+		return 0;
+	}
+	merged = mem_array(t->nr + n, sizeof(*merged));
+	if (!merged) {
+		free(batch);
+		return -1;
+	}
+	for (i = j = k = 0; i < t->nr || j < n;) {
+		if (j >= n || (i < t->nr && t->syms[i].start <= batch[j].start))
+			merged[k++] = t->syms[i++];
+		else
+			merged[k++] = batch[j++];
+	}
+	free(batch);
+	free(t->syms);
+	t->syms = merged;
+	t->nr = t->alloc = k;
+	st_fixup(t);
 	return 0;
 }
 
@@ -219,7 +266,6 @@ static int st_read_perf_table(struct symtab *t, struct module *m, Elf *elf,
 	size_t n, i, shstrndx, nb = 0;
 	struct symtab_sym *batch;
 	GElf_Ehdr eh;
-	int rc;
 
 	if (!data || !data->d_buf || !gelf_getehdr(elf, &eh) ||
 	    elf_getshdrstrndx(elf, &shstrndx) < 0)
@@ -291,9 +337,7 @@ static int st_read_perf_table(struct symtab *t, struct module *m, Elf *elf,
 		batch[nb].type = (uint8_t)type;
 		nb++;
 	}
-	rc = st_add_batch(t, batch, nb, false);
-	free(batch);
-	return rc;
+	return st_add_batch(t, batch, nb);
 }
 
 /* "name@plt" entries for .plt, as dso__synthesize_plt_symbols(). */
@@ -408,19 +452,45 @@ static int st_synthesize_plt(struct symtab *t, Elf *elf)
 /*
  * The order symtab_bfd_function() searches: the candidate it wants for an
  * address is the last one at or below it (the nearest start; on equal
- * starts the larger size; on equal sizes the first in the table).
+ * starts the larger size; on equal sizes the first in the table).  A
+ * total order: table indexes differ.
  */
-static int st_bfd_cmp(const void *pa, const void *pb)
+static inline bool st_bfd_before(const struct bfd_sym *a,
+				 const struct bfd_sym *b)
 {
-	const struct bfd_sym *a = pa, *b = pb;
-
 	if (a->shndx != b->shndx)
-		return a->shndx < b->shndx ? -1 : 1;
+		return a->shndx < b->shndx;
 	if (a->value != b->value)
-		return a->value < b->value ? -1 : 1;
+		return a->value < b->value;
 	if (a->size != b->size)
-		return a->size < b->size ? -1 : 1;
-	return a->index > b->index ? -1 : a->index < b->index;
+		return a->size < b->size;
+	return a->index > b->index;
+}
+
+/* Sorts a[0..n) by st_bfd_before(); tmp has room for n / 2 + 1. */
+static void st_bfd_sort(struct bfd_sym *a, size_t n, struct bfd_sym *tmp)
+{
+	size_t mid = n / 2, i, j, k;
+
+	if (n <= 16) {
+		for (i = 1; i < n; i++) {
+			struct bfd_sym x = a[i];
+
+			for (j = i; j && st_bfd_before(&x, &a[j - 1]); j--)
+				a[j] = a[j - 1];
+			a[j] = x;
+		}
+		return;
+	}
+	st_bfd_sort(a, mid, tmp);
+	st_bfd_sort(a + mid, n - mid, tmp);
+	if (!st_bfd_before(&a[mid], &a[mid - 1]))
+		return;
+	memcpy(tmp, a, mid * sizeof(*a));
+	for (i = 0, j = mid, k = 0; i < mid && j < n;)
+		a[k++] = st_bfd_before(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
+	while (i < mid)
+		a[k++] = tmp[i++];
 }
 
 /* addr2line's symbols: .symtab of its file, else .dynsym. */
@@ -429,6 +499,7 @@ static int st_read_bfd(struct symtab *t, Elf *elf)
 	GElf_Shdr sh;
 	Elf_Scn *scn = st_symtab(elf, SHT_SYMTAB, &sh);
 	Elf_Scn *s = NULL;
+	struct bfd_sym *tmp;
 	Elf_Data *data;
 	size_t n, i;
 
@@ -467,7 +538,11 @@ static int st_read_bfd(struct symtab *t, Elf *elf)
 			b->index = (uint32_t)i;
 			t->nr_bsyms++;
 		}
-		qsort(t->bsyms, t->nr_bsyms, sizeof(*t->bsyms), st_bfd_cmp);
+		tmp = mem_array(t->nr_bsyms / 2 + 1, sizeof(*tmp));
+		if (!tmp)
+			return -1;
+		st_bfd_sort(t->bsyms, t->nr_bsyms, tmp);
+		free(tmp);
 	}
 	n = 0;
 	while ((s = elf_nextscn(elf, s)))
@@ -604,76 +679,169 @@ static uint8_t st_kallsyms_bind(char type)
 	return type >= 'A' && type <= 'Z' ? STB_GLOBAL : STB_LOCAL;
 }
 
-/* Reads a whole file into memory, NUL-terminated; NULL on failure. */
-static char *st_slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	char *buf;
+/* 1 + the value of each hex digit, 0 for other bytes (isxdigit()'s set) */
+static const uint8_t st_hex1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
 
-	if (!f)
-		return NULL;
-	buf = mem_slurp(f, (size_t)1 << 30, len);
-	fclose(f);
-	return buf;
+/*
+ * The value of the 16 hex digits at s (kallsyms' usual address width) in
+ * *v, eight digits at a time; false when s[0..15] are not all hex digits.
+ */
+static bool st_hex16(const char *s, uint64_t *v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ull, high = ones << 7;
+	uint64_t half[2];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		uint64_t x, l, digit, alpha, n;
+
+		memcpy(&x, s + 8 * i, 8);
+		if (x & high)
+			return false;
+		/*
+		 * Every byte is below 0x80, so no sum carries out of its
+		 * byte: byte + 0x80 - c has its top bit set when byte >= c.
+		 */
+		l = x | 0x20 * ones;   /* 'A'-'F' to 'a'-'f' */
+		digit = (x + (0x80 - '0') * ones) &
+			~(x + (0x80 - '9' - 1) * ones);
+		alpha = (l + (0x80 - 'a') * ones) &
+			~(l + (0x80 - 'f' - 1) * ones);
+		if (((digit | alpha) & high) != high)
+			return false;
+		/* digit values, first digit in the lowest byte */
+		n = (x & 0x0f * ones) + ((x >> 6) & ones) * 9;
+		n = (n << 4 | n >> 8) & 0x00ff00ff00ff00ffull;
+		n = (n << 8 | n >> 16) & 0x0000ffff0000ffffull;
+		half[i] = (n << 16 | n >> 32) & 0xffffffffull;
+	}
+	*v = half[0] << 32 | half[1];
+	return true;
+#else
+	(void)s;
+	(void)v;
+	return false;
+#endif
+}
+
+/* The first c at or after from (before end), or end; *next caches it. */
+static const char *st_next(const char **next, const char *from,
+			   const char *end, int c)
+{
+	if (!*next || *next < from) {
+		*next = memchr(from, c, (size_t)(end - from));
+		if (!*next)
+			*next = end;
+	}
+	return *next;
+}
+
+/*
+ * Parses "ADDR TYPE NAME[\t[MODULE]]" lines of text (len bytes followed by
+ * a NUL; lines are NUL-terminated in place) into t->syms in file order.
+ */
+static int st_parse_kallsyms(struct symtab *t, char *text, size_t len)
+{
+	char *p = text, *end = text + len;
+	/* the next '[' and tab in the file, each found once */
+	const char *br = NULL, *tab = NULL;
+	/* lines average 40-45 bytes; the array grows if that is wrong */
+	size_t map, alloc = len / 40 + 64, nb = 0;
+	struct symtab_sym *syms;
+
+	if (alloc > SIZE_MAX / sizeof(*syms))
+		return -1;
+	syms = mem_map(alloc * sizeof(*syms), &map);
+	if (!syms)
+		return -1;
+	mem_huge(syms, map);
+	alloc = map / sizeof(*syms);
+	for (; p < end; p++) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *q, *name;
+		char otype, type;
+		uint64_t addr = 0;
+		unsigned d;
+		uint8_t f = 0;
+
+		if (!nl)
+			nl = end;
+		*nl = '\0';
+		if (end - p > 16 && st_hex16(p, &addr) &&
+		    !st_hex1[(unsigned char)p[16]]) {
+			q = p + 16;
+		} else {
+			for (q = p; (d = st_hex1[(unsigned char)*q]); q++)
+				addr = addr << 4 | (uint64_t)(d - 1);
+		}
+		if (q == p || q[0] != ' ' || !q[1] || q[2] != ' ') {
+			p = nl;
+			continue;
+		}
+		otype = q[1];
+		type = otype >= 'a' && otype <= 'z' ?
+			       (char)(otype - 'a' + 'A') : otype;
+		name = q + 3;
+		if ((type != 'T' && type != 'W' && type != 'D' &&
+		     type != 'B') || name[0] == '$' || !name[0]) {
+			p = nl;
+			continue;
+		}
+		if (nb == alloc) {
+			if (mem_map_grow(&syms, &map, map + 1) < 0)
+				goto fail;
+			alloc = map / sizeof(*syms);
+		}
+		/* '[': a module's symbol; a tab starts the suffix to cut */
+		if (st_next(&br, name, end, '[') < nl &&
+		    (size_t)(br - name) < strlen(name))
+			f |= ST_K_MOD;
+		if (st_next(&tab, name, end, '\t') < nl &&
+		    (size_t)(tab - name) < strlen(name))
+			f |= ST_K_TAB;
+		syms[nb].start = syms[nb].end = addr;
+		syms[nb].name = name;
+		syms[nb].bind = st_kallsyms_bind(otype);
+		syms[nb].type = type == 'T' || type == 'W' ? STT_FUNC :
+							     STT_OBJECT;
+		syms[nb].kflags = f;
+		nb++;
+		p = nl;
+	}
+	t->syms = syms;
+	t->syms_map = map;
+	t->nr = nb;
+	t->alloc = alloc;
+	return 0;
+fail:
+	mem_unmap(syms, map);
+	return -1;
 }
 
 struct symtab *symtab_load_kallsyms(const char *path)
 {
 	struct symtab *t = mem_zalloc(1, sizeof(*t));
-	struct symtab_sym *batch = NULL;
-	size_t nb = 0, alloc = 0, len, i;
-	char *p, *end;
+	size_t len, i;
 
 	if (!t)
 		return NULL;
-	t->text = st_slurp(path, &len);
-	if (!t->text)
+	t->text = mem_read_file(path, (size_t)1 << 30, &len, &t->text_map);
+	if (!t->text || st_parse_kallsyms(t, t->text, len) < 0 ||
+	    st_sort_batch(t->syms, t->nr) < 0)
 		goto fail;
-	for (p = t->text, end = p + len; p < end;) {
-		char *line = p, *nl = memchr(p, '\n', (size_t)(end - p));
-		char *name, *q, otype, type;
-		uint64_t addr = 0;
-
-		if (nl)
-			*nl = '\0';
-		p = nl ? nl + 1 : end;
-		/* "ADDR TYPE NAME[\t[MODULE]]" */
-		for (q = line; isxdigit((unsigned char)*q); q++)
-			addr = addr << 4 |
-			       (uint64_t)(isdigit((unsigned char)*q) ?
-						  *q - '0' :
-						  tolower((unsigned char)*q) - 'a' + 10);
-		if (q == line || q[0] != ' ' || !q[1] || q[2] != ' ')
-			continue;
-		otype = q[1];
-		type = (char)toupper((unsigned char)otype);
-		if (type != 'T' && type != 'W' && type != 'D' && type != 'B')
-			continue;
-		name = q + 3;
-		if (name[0] == '$' || !name[0])
-			continue;
-		if (mem_grow(&batch, &alloc, sizeof(*batch), nb + 1) < 0)
-			goto fail;
-		batch[nb].start = batch[nb].end = addr;
-		batch[nb].bind = st_kallsyms_bind(otype);
-		batch[nb].type = type == 'T' || type == 'W' ? STT_FUNC :
-							     STT_OBJECT;
-		batch[nb].name = name;
-		nb++;
-	}
-	if (st_add_batch(t, batch, nb, true) < 0)
-		goto fail;
-	free(batch);
+	st_fixup(t);
 	/* Module symbols lose their "\t[module]" suffix. */
 	for (i = 0; i < t->nr; i++) {
-		char *tab = strchr((char *)t->syms[i].name, '\t');
-
-		if (tab)
-			*tab = '\0';
+		if (t->syms[i].kflags & ST_K_TAB)
+			*strchr((char *)t->syms[i].name, '\t') = '\0';
 	}
 	return t;
 fail:
-	free(batch);
 	symtab_free(t);
 	return NULL;
 }

@@ -25,6 +25,7 @@ struct symtab_sym {
 	uint64_t start, end;    /* ELF virtual addresses, [start, end) */
 	const char *name;
 	uint8_t bind, type;
+	uint8_t kflags;         /* symtab.c's own: a kallsyms line's facts */
 };
 
 struct symtab;
