@@ -23,21 +23,50 @@
 #define POOL_BATCH_SAMPLES 1024u       /* samples per batch at most */
 #define POOL_BATCHES_PER_WORKER 3u
 #define POOL_EMIT_RUN 256u            /* results emitted per unlock */
+#define POOL_PREFETCH_STACK 512u      /* stack bytes fetched ahead */
 
 enum pool_msg_kind {
-	POOL_MSG_EVENT,         /* to resolve */
-	POOL_MSG_PASS,          /* a pass begins */
+	POOL_MSG_EVENT,         /* to resolve: struct pool_msg */
+	POOL_MSG_SAMPLE,        /* a sample: struct pool_sample_msg */
+	POOL_MSG_PASS,          /* a pass begins: struct pool_msg */
 };
 
-/* A copied event; its payload (strings, arrays, stack) follows it. */
-struct pool_msg {
+/* What every message starts with. */
+struct pool_hdr {
 	uint32_t kind;
 	uint32_t size;          /* of the message with payload, aligned */
 	bool emit;              /* has a sequence number: hand it out */
 	uint64_t seq;           /* its place in the order */
+};
+
+/* A copied event; its payload (strings, arrays, stack) follows it. */
+struct pool_msg {
+	struct pool_hdr h;
 	enum resolve_pass pass; /* POOL_MSG_PASS */
 	struct event ev;
 	struct event_attr attr;
+};
+
+/*
+ * A sample with only what resolve_event() reads of it (two cache lines
+ * for the worker's core to fetch, not nine); the callchain, registers and
+ * stack copy follow it unless a source holds the record.
+ */
+struct pool_sample_msg {
+	struct pool_hdr h;
+	int32_t pid, tid, cpu;
+	uint8_t cpumode;
+	bool has_attr;
+	unsigned attr_index;
+	const char *attr_name;
+	uint64_t time, ip, period;
+	const uint64_t *callchain;
+	uint64_t callchain_nr;
+	uint64_t regs_abi, regs_mask;
+	const uint64_t *regs;
+	unsigned regs_nr;
+	const uint8_t *stack;
+	uint64_t stack_size, stack_dyn_size;
 };
 
 /* A resolved sample, with its frames and thread name following it. */
@@ -149,6 +178,65 @@ static int pool_result_add(struct pool_batch *b, uint64_t seq,
 	return 0;
 }
 
+/* Starts loading [p, p + len) into the cache. */
+static void pool_prefetch(const void *p, size_t len)
+{
+	const char *c = p;
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < len; i += 64)
+		__builtin_prefetch(c + i);
+}
+
+/*
+ * What resolving sample message m reads first: its registers and the
+ * words at the bottom of its stack copy, which the reading thread never
+ * touched or touched on another core.  m itself must be in cache by now.
+ */
+static void pool_prefetch_sample(const struct pool_hdr *h)
+{
+	const struct pool_sample_msg *m = (const struct pool_sample_msg *)h;
+
+	if (h->kind != POOL_MSG_SAMPLE)
+		return;
+	pool_prefetch(m->regs, m->regs_nr * 8);
+	pool_prefetch(m->stack, MIN(m->stack_dyn_size, POOL_PREFETCH_STACK));
+}
+
+/* The event (and its attribute) a sample message stands for. */
+static void pool_unpack_sample(const struct pool_sample_msg *m,
+			       struct event *ev, struct event_attr *attr)
+{
+	struct event_sample *s = &ev->sample;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->type = EVENT_SAMPLE;
+	ev->pid = m->pid;
+	ev->tid = m->tid;
+	ev->cpu = m->cpu;
+	ev->time = m->time;
+	if (m->has_attr) {
+		memset(attr, 0, sizeof(*attr));
+		attr->index = m->attr_index;
+		attr->name = m->attr_name;
+		ev->attr = attr;
+	}
+	s->cpumode = m->cpumode;
+	s->ip = m->ip;
+	s->period = m->period;
+	s->callchain = m->callchain;
+	s->callchain_nr = m->callchain_nr;
+	s->regs_user_abi = m->regs_abi;
+	s->regs_user_mask = m->regs_mask;
+	s->regs_user = m->regs;
+	s->regs_user_nr = m->regs_nr;
+	s->stack = m->stack;
+	s->stack_size = m->stack_size;
+	s->stack_dyn_size = m->stack_dyn_size;
+}
+
 /* Resolves every message of b into b->out; returns 0 or -1 (memory). */
 static int pool_run_batch(struct pool_worker *w, struct pool_batch *b)
 {
@@ -157,24 +245,44 @@ static int pool_run_batch(struct pool_worker *w, struct pool_batch *b)
 	int rc;
 
 	b->out_len = 0;
+	pool_prefetch(b->buf, MIN(b->len, 2 * sizeof(struct pool_sample_msg)));
 	while (off < b->len) {
-		struct pool_msg *m = (struct pool_msg *)(b->buf + off);
+		struct pool_hdr *h = (struct pool_hdr *)(b->buf + off);
+		struct pool_msg *m = (struct pool_msg *)h;
+		const struct event *ev = &m->ev;
+		struct event_attr attr;
+		struct event sample;
 
-		off += m->size;
-		if (m->kind == POOL_MSG_PASS) {
+		off += h->size;
+		/* the next message's data, and the one after it */
+		if (off < b->len) {
+			const struct pool_hdr *n =
+				(const struct pool_hdr *)(b->buf + off);
+
+			pool_prefetch_sample(n);
+			if (off + n->size < b->len)
+				pool_prefetch(b->buf + off + n->size,
+					      sizeof(struct pool_sample_msg));
+		}
+		if (h->kind == POOL_MSG_PASS) {
 			resolve_begin_pass(w->res, m->pass);
-			w->pass_seq0 = m->seq;
+			w->pass_seq0 = h->seq;
 			w->last_deferred = 0;
 			continue;
 		}
+		if (h->kind == POOL_MSG_SAMPLE) {
+			pool_unpack_sample((const struct pool_sample_msg *)h,
+					   &sample, &attr);
+			ev = &sample;
+		}
 		deferred = resolve_nr_deferred(w->res);
-		rc = resolve_event(w->res, &m->ev, &rs);
+		rc = resolve_event(w->res, ev, &rs);
 		if (rc < 0)
 			return -1;
 		if (resolve_nr_deferred(w->res) != deferred)
-			w->last_deferred = m->seq - w->pass_seq0 + 1;
-		if (m->emit &&
-		    pool_result_add(b, m->seq, rc > 0 ? &rs : NULL) < 0)
+			w->last_deferred = h->seq - w->pass_seq0 + 1;
+		if (h->emit &&
+		    pool_result_add(b, h->seq, rc > 0 ? &rs : NULL) < 0)
 			return -1;
 	}
 	return 0;
@@ -277,10 +385,16 @@ static void pool_emit_ready_locked(struct pool *p)
 		if (!n)
 			return;
 		pthread_mutex_unlock(&p->lock);
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			/* written on another core: fetch the next ahead */
+			if (i + 1 < n && run[i + 1]->has)
+				pool_prefetch(run[i + 1]->rs.frames,
+					      run[i + 1]->rs.nr_frames *
+						      sizeof(struct rframe));
 			if (run[i]->has && !p->failed &&
 			    p->emit(p->emit_ctx, &run[i]->rs) < 0)
 				p->failed = true;
+		}
 		pthread_mutex_lock(&p->lock);
 		for (i = 0; i < n; i++) {
 			struct pool_batch *b = run[i]->batch;
@@ -394,17 +508,16 @@ static size_t pool_event_size(const struct event *ev,
 
 	switch (ev->type) {
 	case EVENT_SAMPLE:
+		n = pool_align(sizeof(struct pool_sample_msg));
 		if (!how->kept ||
 		    !pool_in_record(ev, s->callchain, s->callchain_nr * 8))
 			n += pool_align(s->callchain_nr * 8);
 		if (!how->kept ||
 		    !pool_in_record(ev, s->regs_user, s->regs_user_nr * 8))
 			n += pool_align(s->regs_user_nr * 8);
-		if (!how->kept) {
+		if (!how->kept)
 			n += pool_align(MIN(s->stack_dyn_size,
 					    s->stack_size));
-			n += pool_align(s->raw_size);
-		}
 		break;
 	case EVENT_MMAP:
 		n += pool_str_size(ev->mmap.filename);
@@ -439,20 +552,69 @@ static const char *pool_copy_str(uint8_t **at, const char *s)
 	return s ? pool_copy(at, s, strlen(s) + 1) : NULL;
 }
 
-/* Copies ev into b at b->len (the room was checked). */
+/* Copies sample ev into b at b->len (the room was checked). */
+static void pool_copy_sample(struct pool_batch *b, const struct event *ev,
+			     uint64_t seq, size_t size,
+			     const struct pool_copy_how *how)
+{
+	struct pool_sample_msg *m =
+		(struct pool_sample_msg *)(b->buf + b->len);
+	uint8_t *at = (uint8_t *)m + pool_align(sizeof(*m));
+	const struct event_sample *s = &ev->sample;
+
+	memset(m, 0, sizeof(*m));
+	m->h.kind = POOL_MSG_SAMPLE;
+	m->h.emit = how->emit;
+	m->h.size = (uint32_t)size;
+	m->h.seq = seq;
+	m->pid = ev->pid;
+	m->tid = ev->tid;
+	m->cpu = ev->cpu;
+	m->time = ev->time;
+	if (ev->attr) {
+		m->has_attr = true;
+		m->attr_index = ev->attr->index;
+		m->attr_name = ev->attr->name;
+	}
+	m->cpumode = s->cpumode;
+	m->ip = s->ip;
+	m->period = s->period;
+	m->callchain = s->callchain;
+	m->callchain_nr = s->callchain_nr;
+	m->regs_abi = s->regs_user_abi;
+	m->regs_mask = s->regs_user_mask;
+	m->regs = s->regs_user;
+	m->regs_nr = s->regs_user_nr;
+	m->stack = s->stack;
+	m->stack_size = s->stack_size;
+	m->stack_dyn_size = s->stack_dyn_size;
+	/* arrays in the record stay there when it is kept */
+	if (!how->kept ||
+	    !pool_in_record(ev, s->callchain, s->callchain_nr * 8))
+		m->callchain = pool_copy(&at, s->callchain,
+					 s->callchain_nr * 8);
+	if (!how->kept ||
+	    !pool_in_record(ev, s->regs_user, s->regs_user_nr * 8))
+		m->regs = pool_copy(&at, s->regs_user, s->regs_user_nr * 8);
+	if (!how->kept)
+		m->stack = pool_copy(&at, s->stack,
+				     MIN(s->stack_dyn_size, s->stack_size));
+	b->len += size;
+}
+
+/* Copies ev (not a sample) into b at b->len (the room was checked). */
 static void pool_copy_event(struct pool_batch *b, const struct event *ev,
 			    uint64_t seq, size_t size,
 			    const struct pool_copy_how *how)
 {
 	struct pool_msg *m = (struct pool_msg *)(b->buf + b->len);
 	uint8_t *at = (uint8_t *)m + pool_align(sizeof(*m));
-	struct event_sample *s = &m->ev.sample;
 
 	memset(m, 0, sizeof(*m));
-	m->kind = how->kind;
-	m->emit = how->emit;
-	m->size = (uint32_t)size;
-	m->seq = seq;
+	m->h.kind = how->kind;
+	m->h.emit = how->emit;
+	m->h.size = (uint32_t)size;
+	m->h.seq = seq;
 	m->ev = *ev;
 	m->ev.raw = NULL;
 	m->ev.raw_len = 0;
@@ -461,29 +623,6 @@ static void pool_copy_event(struct pool_batch *b, const struct event *ev,
 		m->ev.attr = &m->attr;
 	}
 	switch (ev->type) {
-	case EVENT_SAMPLE:
-		/* arrays in the record stay there when it is kept */
-		if (!how->kept ||
-		    !pool_in_record(ev, s->callchain, s->callchain_nr * 8))
-			s->callchain = pool_copy(&at, s->callchain,
-						 s->callchain_nr * 8);
-		if (!how->kept ||
-		    !pool_in_record(ev, s->regs_user, s->regs_user_nr * 8))
-			s->regs_user = pool_copy(&at, s->regs_user,
-						 s->regs_user_nr * 8);
-		if (!how->kept) {
-			s->stack = pool_copy(&at, s->stack,
-					     MIN(s->stack_dyn_size,
-						 s->stack_size));
-			s->raw = pool_copy(&at, s->raw, s->raw_size);
-		}
-		s->regs_intr = NULL;
-		s->regs_intr_nr = 0;
-		s->branches = NULL;
-		s->branch_nr = 0;
-		s->read_values = NULL;
-		s->read_nr = 0;
-		break;
 	case EVENT_MMAP:
 		m->ev.mmap.filename = pool_copy_str(&at, ev->mmap.filename);
 		break;
@@ -586,7 +725,10 @@ static int pool_send(struct pool *p, struct pool_worker *w,
 	if (src && sample)
 		how->kept = pool_keep(w->open, src);
 	size = pool_event_size(ev, how);
-	pool_copy_event(w->open, ev, seq, size, how);
+	if (ev->type == EVENT_SAMPLE)
+		pool_copy_sample(w->open, ev, seq, size, how);
+	else
+		pool_copy_event(w->open, ev, seq, size, how);
 	if (how->emit)
 		p->next_seq++;
 	if (sample)
@@ -632,10 +774,10 @@ int pool_begin_pass(struct pool *p, enum resolve_pass pass)
 			return -1;
 		m = (struct pool_msg *)(p->w[i].open->buf + p->w[i].open->len);
 		memset(m, 0, sizeof(*m));
-		m->kind = POOL_MSG_PASS;
-		m->size = (uint32_t)size;
+		m->h.kind = POOL_MSG_PASS;
+		m->h.size = (uint32_t)size;
 		m->pass = pass;
-		m->seq = p->next_seq;
+		m->h.seq = p->next_seq;
 		p->w[i].open->len += size;
 	}
 	return 0;
