@@ -18,6 +18,7 @@
 #include "common/base.h"
 #include "common/hashmap.h"
 #include "common/mem.h"
+#include "common/msort.h"
 #include "unwind/module.h"
 #include "unwind/symtab.h"
 
@@ -186,31 +187,7 @@ static inline bool a2l_key_before(const struct a2l_key *a,
 	return a->idx < b->idx;
 }
 
-/* Sorts a[0..n) by a2l_key_before(); tmp has room for n / 2 + 1. */
-static void a2l_sort(struct a2l_key *a, size_t n, struct a2l_key *tmp)
-{
-	size_t mid = n / 2, i, j, k;
-
-	if (n <= 16) {
-		for (i = 1; i < n; i++) {
-			struct a2l_key x = a[i];
-
-			for (j = i; j && a2l_key_before(&x, &a[j - 1]); j--)
-				a[j] = a[j - 1];
-			a[j] = x;
-		}
-		return;
-	}
-	a2l_sort(a, mid, tmp);
-	a2l_sort(a + mid, n - mid, tmp);
-	if (!a2l_key_before(&a[mid], &a[mid - 1]))
-		return;
-	memcpy(tmp, a, mid * sizeof(*a));
-	for (i = 0, j = mid, k = 0; i < mid && j < n;)
-		a[k++] = a2l_key_before(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
-	while (i < mid)
-		a[k++] = tmp[i++];
-}
+MSORT_DEFINE(a2l_sort, struct a2l_key, a2l_key_before)
 
 /* Fills cu->order: every function, by (low, high, DIE order). */
 static int a2l_order(struct a2l_cu *cu)

@@ -18,6 +18,7 @@
 #include "common/arena.h"
 #include "common/base.h"
 #include "common/mem.h"
+#include "common/msort.h"
 #include "unwind/module.h"
 
 struct bfd_sym {
@@ -122,35 +123,15 @@ enum {
 	ST_K_TAB = 2,   /* a tab, where the "\t[module]" suffix starts */
 };
 
-/*
- * Sorts a[0..n) by start, equal starts kept in their order (perf's
- * rb-tree puts an equal start after those already there).  tmp has room
- * for n / 2 + 1 symbols.  Ordered runs cost one comparison per merge.
- */
-static void st_sort(struct symtab_sym *a, size_t n, struct symtab_sym *tmp)
+/* Equal starts keep their order (perf's rb-tree puts an equal start
+ * after those already there). */
+static inline bool st_start_before(const struct symtab_sym *a,
+				   const struct symtab_sym *b)
 {
-	size_t mid = n / 2, i, j, k;
-
-	if (n <= 16) {
-		for (i = 1; i < n; i++) {
-			struct symtab_sym x = a[i];
-
-			for (j = i; j && a[j - 1].start > x.start; j--)
-				a[j] = a[j - 1];
-			a[j] = x;
-		}
-		return;
-	}
-	st_sort(a, mid, tmp);
-	st_sort(a + mid, n - mid, tmp);
-	if (a[mid - 1].start <= a[mid].start)
-		return;
-	memcpy(tmp, a, mid * sizeof(*a));
-	for (i = 0, j = mid, k = 0; i < mid && j < n;)
-		a[k++] = tmp[i].start <= a[j].start ? tmp[i++] : a[j++];
-	while (i < mid)
-		a[k++] = tmp[i++];
+	return a->start < b->start;
 }
+
+MSORT_DEFINE(st_sort, struct symtab_sym, st_start_before)
 
 /* Stable-sorts a[0..n) by start; -1 when out of memory. */
 static int st_sort_batch(struct symtab_sym *a, size_t n)
@@ -467,31 +448,7 @@ static inline bool st_bfd_before(const struct bfd_sym *a,
 	return a->index > b->index;
 }
 
-/* Sorts a[0..n) by st_bfd_before(); tmp has room for n / 2 + 1. */
-static void st_bfd_sort(struct bfd_sym *a, size_t n, struct bfd_sym *tmp)
-{
-	size_t mid = n / 2, i, j, k;
-
-	if (n <= 16) {
-		for (i = 1; i < n; i++) {
-			struct bfd_sym x = a[i];
-
-			for (j = i; j && st_bfd_before(&x, &a[j - 1]); j--)
-				a[j] = a[j - 1];
-			a[j] = x;
-		}
-		return;
-	}
-	st_bfd_sort(a, mid, tmp);
-	st_bfd_sort(a + mid, n - mid, tmp);
-	if (!st_bfd_before(&a[mid], &a[mid - 1]))
-		return;
-	memcpy(tmp, a, mid * sizeof(*a));
-	for (i = 0, j = mid, k = 0; i < mid && j < n;)
-		a[k++] = st_bfd_before(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
-	while (i < mid)
-		a[k++] = tmp[i++];
-}
+MSORT_DEFINE(st_bfd_sort, struct bfd_sym, st_bfd_before)
 
 /* addr2line's symbols: .symtab of its file, else .dynsym. */
 static int st_read_bfd(struct symtab *t, Elf *elf)
