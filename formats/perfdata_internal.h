@@ -207,9 +207,26 @@ struct pd_qent {
 	bool compressed;
 };
 
+/*
+ * A run of queued records in ascending (time, seq) order: q->ents[head]
+ * up to q->ents[end], time and seq those of ents[head] (the heap's key).
+ */
+struct pd_run {
+	uint64_t time;
+	uint64_t seq;
+	size_t head, end;
+};
+
+/* The ordering queue (perfdata_order.c). */
 struct pd_queue {
-	struct pd_qent *heap;
-	size_t nr, alloc;
+	struct pd_qent *ents;   /* records in arrival order, with holes */
+	size_t nr_ents, alloc_ents;
+	size_t nr_live;         /* records queued */
+	struct pd_run *runs;    /* binary heap of the runs by (time, seq) */
+	size_t nr_runs, alloc_runs;
+	size_t open;            /* heap slot of the run ending at nr_ents, to
+				 * which newer records are appended, or
+				 * SIZE_MAX */
 	uint64_t bytes;         /* record bytes held */
 	uint64_t max_bytes;
 	uint64_t next_flush;    /* FINISHED_ROUND: deliver up to this time */
@@ -320,8 +337,12 @@ int pd_decode_event(struct perfdata_reader *r, const struct pd_qent *q,
 		    struct event *ev);
 
 /* perfdata_order.c */
+void pd_queue_init(struct pd_queue *q, uint64_t max_bytes);
 int pd_queue_push(struct pd_queue *q, const struct pd_qent *e);
 bool pd_queue_pop_ready(struct pd_queue *q, struct pd_qent *e);
+/* The record the queue would deliver next (pointer valid until the next
+ * push or pop), or NULL when it is empty. */
+const struct pd_qent *pd_queue_peek(const struct pd_queue *q);
 void pd_queue_round(struct pd_queue *q);
 void pd_queue_release(struct perfdata_reader *r, struct pd_queue *q);
 

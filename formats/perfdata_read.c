@@ -688,7 +688,7 @@ static struct perfdata_reader *pd_new(const struct perfdata_opts *opts,
 		r->opts = *opts;
 	if (!r->opts.max_queue_bytes)
 		r->opts.max_queue_bytes = PD_DEFAULT_QUEUE_BYTES;
-	r->q.max_bytes = r->opts.max_queue_bytes;
+	pd_queue_init(&r->q, r->opts.max_queue_bytes);
 	r->sample_id_pos = r->trailer_id_pos = -1;
 	r->stats.time_min = UINT64_MAX;
 	r->in.fd = -1;
