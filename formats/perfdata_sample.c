@@ -5,6 +5,7 @@
  * Sample field order follows perf_output_sample() in kernel/events/core.c
  * (not the bit order: CGROUP and the page sizes come before AUX).
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "formats/perfdata_internal.h"
@@ -271,6 +272,7 @@ static int pd_decode_sample(struct perfdata_reader *r,
 	uint64_t st = a->sample_type;
 	uint64_t off0 = c->file_off - 8;
 
+	/* the only clearing of the event's union (see pd_decode_event) */
 	memset(s, 0, sizeof(*s));
 	s->cpumode = ev->misc & PD_MISC_CPUMODE_MASK;
 	s->exact_ip = ev->misc & PD_MISC_EXACT_IP;
@@ -448,7 +450,7 @@ static int pd_decode_mmap(struct perfdata_reader *r, struct cur *c,
 {
 	struct event_mmap *m = &ev->mmap;
 
-	memset(m, 0, sizeof(*m));
+	/* the union is clear (pd_decode_event) */
 	ev->pid = (int32_t)cur_u32(c);
 	ev->tid = (int32_t)cur_u32(c);
 	m->start = cur_u64(c);
@@ -489,6 +491,12 @@ static int pd_decode_mmap(struct perfdata_reader *r, struct cur *c,
 	return pd_string(r, c, &m->filename, type, "file name");
 }
 
+/* Clearing the sample clears the whole union of struct event. */
+_Static_assert(sizeof(((struct event *)0)->sample) ==
+		       offsetof(struct event, raw) -
+			       offsetof(struct event, sample),
+	       "event_sample is not the largest member of the event union");
+
 /* Decodes the queued record q into *ev. */
 int pd_decode_event(struct perfdata_reader *r, const struct pd_qent *q,
 		    struct event *ev)
@@ -500,20 +508,30 @@ int pd_decode_event(struct perfdata_reader *r, const struct pd_qent *q,
 	unsigned idx = 0;
 	uint32_t type;
 
-	memset(ev, 0, sizeof(*ev));
+	/*
+	 * Every field outside the union is set here; the union is cleared
+	 * once, by pd_decode_sample() for samples (its largest member) and
+	 * below for the rest.
+	 */
 	type = cur_u32(&hc);
+	ev->type = EVENT_OTHER;
 	ev->rec_type = type;
 	ev->misc = cur_u16(&hc);
 	ev->file_off = q->file_off;
 	ev->compressed = q->compressed;
+	ev->attr = NULL;
+	ev->pid = ev->tid = -1;
+	ev->time = EVENT_NO_TIME;
+	ev->cpu = -1;
+	ev->id = 0;
 	ev->raw = q->rec;
 	ev->raw_len = q->len;
-	ev->pid = ev->tid = -1;
-	ev->cpu = -1;
-	ev->time = EVENT_NO_TIME;
-	ev->type = EVENT_OTHER;
 	r->scratch_used = 0;
 	body = cur_make(q->rec + 8, q->len - 8, q->file_off + 8, r->info.swap);
+	if (type != PD_REC_SAMPLE)
+		memset(&ev->sample, 0,
+		       offsetof(struct event, raw) -
+			       offsetof(struct event, sample));
 	if (!pd_is_kernel_record(type))
 		return 0;
 
