@@ -204,8 +204,13 @@ struct pd_qent {
 	const uint8_t *rec;
 	uint64_t file_off;
 	uint32_t len;
+	uint8_t type;           /* record type, 0 when it is above 255 */
 	bool compressed;
+	uint16_t attr;          /* attr index, for prefetching; or
+				 * PD_QENT_NO_ATTR */
 };
+
+#define PD_QENT_NO_ATTR UINT16_MAX
 
 /*
  * A run of queued records in ascending (time, seq) order: q->ents[head]
@@ -331,8 +336,19 @@ int pd_build_id_record(struct perfdata_reader *r, struct cur *c,
 unsigned pd_sample_id_trailer_size(uint64_t sample_type);
 int pd_record_attr(struct perfdata_reader *r, struct cur *rec, uint32_t type,
 		   unsigned *attr);
+/*
+ * The time of the kernel record rec (EVENT_NO_TIME when it has none), and
+ * in *attr the index of its attr (PD_QENT_NO_ATTR for other records).
+ */
 int pd_record_time(struct perfdata_reader *r, const uint8_t *rec,
-		   uint32_t len, uint64_t file_off, uint64_t *time);
+		   uint32_t len, uint64_t file_off, uint64_t *time,
+		   uint16_t *attr);
+/*
+ * Starts loading the cache lines of the queued record q that decoding it
+ * and unwinding its sample will read.  Only a hint: reads nothing.
+ */
+void pd_prefetch_record(const struct perfdata_reader *r,
+			const struct pd_qent *q);
 int pd_decode_event(struct perfdata_reader *r, const struct pd_qent *q,
 		    struct event *ev);
 

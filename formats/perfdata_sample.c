@@ -140,7 +140,8 @@ static int pd_parse_trailer(struct perfdata_reader *r,
 }
 
 int pd_record_time(struct perfdata_reader *r, const uint8_t *rec,
-		   uint32_t len, uint64_t file_off, uint64_t *time)
+		   uint32_t len, uint64_t file_off, uint64_t *time,
+		   uint16_t *attr)
 {
 	struct cur body = cur_make(rec + 8, len - 8, file_off + 8,
 				   r->info.swap);
@@ -150,11 +151,14 @@ int pd_record_time(struct perfdata_reader *r, const uint8_t *rec,
 	unsigned idx;
 
 	*time = EVENT_NO_TIME;
+	*attr = PD_QENT_NO_ATTR;
 	if (!pd_is_kernel_record(type))
 		return 0;
 	if (pd_record_attr(r, &body, type, &idx) < 0)
 		return -1;
 	a = &r->info.attrs[idx];
+	if (idx < PD_QENT_NO_ATTR)
+		*attr = (uint16_t)idx;
 	if (!(a->sample_type & PD_SAMPLE_TIME))
 		return 0;
 	if (type == PD_REC_SAMPLE) {
@@ -179,6 +183,60 @@ int pd_record_time(struct perfdata_reader *r, const uint8_t *rec,
 		*time = t.time;
 	}
 	return 0;
+}
+
+/* Lines of a sample's user stack copy worth loading ahead. */
+#define PD_PREFETCH_STACK_LINES 8
+
+void pd_prefetch_record(const struct perfdata_reader *r,
+			const struct pd_qent *q)
+{
+	const uint64_t after_stack = PD_SAMPLE_WEIGHT | PD_SAMPLE_DATA_SRC |
+				     PD_SAMPLE_TRANSACTION |
+				     PD_SAMPLE_PHYS_ADDR | PD_SAMPLE_CGROUP |
+				     PD_SAMPLE_DATA_PAGE_SIZE |
+				     PD_SAMPLE_CODE_PAGE_SIZE;
+	const uint8_t *p = q->rec;
+	const struct event_attr *a;
+	size_t len = q->len, dyn, stack, regs, o;
+	uint64_t st;
+	unsigned i;
+
+	__builtin_prefetch(p);
+	__builtin_prefetch(p + len - 1);
+	if (q->type != PD_REC_SAMPLE || q->attr >= r->info.nr_attrs)
+		return;
+	a = &r->info.attrs[q->attr];
+	st = a->sample_type;
+	if (len > 64)
+		__builtin_prefetch(p + 64);   /* the callchain */
+	if (!(st & PD_SAMPLE_STACK_USER) ||
+	    (st & (PD_SAMPLE_REGS_INTR | PD_SAMPLE_AUX)))
+		return;
+	/*
+	 * From the end: the fields after the stack, dyn_size, the stack
+	 * copy (as large as the attr asks, unless the kernel cut it), its
+	 * size, the registers and their abi.
+	 */
+	o = 8 * (size_t)__builtin_popcountll(st & after_stack) + 8;
+	if (st & PD_SAMPLE_WEIGHT_STRUCT && !(st & PD_SAMPLE_WEIGHT))
+		o += 8;
+	if (o + a->sample_stack_user + 8 > len)
+		return;
+	dyn = len - o;
+	stack = dyn - a->sample_stack_user;
+	regs = stack - 8;
+	if (st & PD_SAMPLE_REGS_USER)
+		regs -= 8 * (size_t)(__builtin_popcountll(a->sample_regs_user) +
+				     1);
+	if (regs > stack)   /* wrapped */
+		return;
+	for (o = regs; o < stack; o += 64)
+		__builtin_prefetch(p + o);
+	__builtin_prefetch(p + stack - 1);
+	for (i = 0; i < PD_PREFETCH_STACK_LINES && i * 64 < dyn - stack; i++)
+		__builtin_prefetch(p + stack + i * 64);
+	__builtin_prefetch(p + dyn);
 }
 
 /* Takes n u64 slots from the event's scratch array. */
