@@ -241,6 +241,15 @@ struct pd_queue {
 	bool draining;          /* end of input: deliver everything */
 };
 
+/* Counts of one attr's sample layout (perfdata_sample.c). */
+struct pd_layout {
+	unsigned attr;          /* the attr's index, or UINT_MAX: none yet */
+	unsigned nr_regs_user, nr_regs_intr;
+	size_t tail;            /* bytes from dyn_size to the end of a sample,
+				 * 0 when that is not fixed */
+	size_t head;            /* bytes from REGS_USER's abi to the stack */
+};
+
 /* id -> attr index */
 struct pd_id {
 	uint64_t id;
@@ -284,6 +293,7 @@ struct perfdata_reader {
 
 	struct pd_queue q;
 	struct pd_qent cur;         /* the record being delivered */
+	struct pd_layout layout;    /* of the attr last decoded or prefetched */
 	bool cur_held;              /* cur.blk holds a ref to drop */
 
 	/* Scratch arrays for the event being delivered (host byte order). */
@@ -347,8 +357,7 @@ int pd_record_time(struct perfdata_reader *r, const uint8_t *rec,
  * Starts loading the cache lines of the queued record q that decoding it
  * and unwinding its sample will read.  Only a hint: reads nothing.
  */
-void pd_prefetch_record(const struct perfdata_reader *r,
-			const struct pd_qent *q);
+void pd_prefetch_record(struct perfdata_reader *r, const struct pd_qent *q);
 int pd_decode_event(struct perfdata_reader *r, const struct pd_qent *q,
 		    struct event *ev);
 

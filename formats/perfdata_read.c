@@ -9,6 +9,7 @@
  * queue keep their block alive, so memory is bounded by what one round of
  * the recording holds, not by the file size.
  */
+#include <limits.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -690,6 +691,7 @@ static struct perfdata_reader *pd_new(const struct perfdata_opts *opts,
 		r->opts.max_queue_bytes = PD_DEFAULT_QUEUE_BYTES;
 	pd_queue_init(&r->q, r->opts.max_queue_bytes);
 	r->sample_id_pos = r->trailer_id_pos = -1;
+	r->layout.attr = UINT_MAX;
 	r->stats.time_min = UINT64_MAX;
 	r->in.fd = -1;
 	return r;

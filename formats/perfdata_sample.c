@@ -188,53 +188,70 @@ int pd_record_time(struct perfdata_reader *r, const uint8_t *rec,
 /* Lines of a sample's user stack copy worth loading ahead. */
 #define PD_PREFETCH_STACK_LINES 8
 
-void pd_prefetch_record(const struct perfdata_reader *r,
-			const struct pd_qent *q)
+/*
+ * The counts of a's sample layout, cached for the last attr asked about
+ * (popcount is a library call on baseline x86-64).
+ */
+static const struct pd_layout *pd_layout(struct perfdata_reader *r,
+					 unsigned idx)
 {
 	const uint64_t after_stack = PD_SAMPLE_WEIGHT | PD_SAMPLE_DATA_SRC |
 				     PD_SAMPLE_TRANSACTION |
 				     PD_SAMPLE_PHYS_ADDR | PD_SAMPLE_CGROUP |
 				     PD_SAMPLE_DATA_PAGE_SIZE |
 				     PD_SAMPLE_CODE_PAGE_SIZE;
+	const struct event_attr *a = &r->info.attrs[idx];
+	struct pd_layout *l = &r->layout;
+	uint64_t st = a->sample_type;
+
+	if (l->attr == idx)
+		return l;
+	l->attr = idx;
+	l->nr_regs_user = (unsigned)__builtin_popcountll(a->sample_regs_user);
+	l->nr_regs_intr = (unsigned)__builtin_popcountll(a->sample_regs_intr);
+	/* from the end: dyn_size and the fields after it */
+	l->tail = 0;
+	if ((st & PD_SAMPLE_STACK_USER) &&
+	    !(st & (PD_SAMPLE_REGS_INTR | PD_SAMPLE_AUX))) {
+		l->tail = 8 * (size_t)__builtin_popcountll(st & after_stack) +
+			  8;
+		if (st & PD_SAMPLE_WEIGHT_STRUCT && !(st & PD_SAMPLE_WEIGHT))
+			l->tail += 8;
+	}
+	/* before the stack copy: its size, the registers and their abi */
+	l->head = 8;
+	if (st & PD_SAMPLE_REGS_USER)
+		l->head += 8 * ((size_t)l->nr_regs_user + 1);
+	return l;
+}
+
+void pd_prefetch_record(struct perfdata_reader *r, const struct pd_qent *q)
+{
 	const uint8_t *p = q->rec;
-	const struct event_attr *a;
-	size_t len = q->len, dyn, stack, regs, o;
-	uint64_t st;
+	const struct pd_layout *l;
+	size_t len = q->len, dyn, stack, o, ssize;
 	unsigned i;
 
 	__builtin_prefetch(p);
 	__builtin_prefetch(p + len - 1);
 	if (q->type != PD_REC_SAMPLE || q->attr >= r->info.nr_attrs)
 		return;
-	a = &r->info.attrs[q->attr];
-	st = a->sample_type;
 	if (len > 64)
 		__builtin_prefetch(p + 64);   /* the callchain */
-	if (!(st & PD_SAMPLE_STACK_USER) ||
-	    (st & (PD_SAMPLE_REGS_INTR | PD_SAMPLE_AUX)))
-		return;
+	l = pd_layout(r, q->attr);
 	/*
-	 * From the end: the fields after the stack, dyn_size, the stack
-	 * copy (as large as the attr asks, unless the kernel cut it), its
-	 * size, the registers and their abi.
+	 * The stack copy is as large as the attr asks unless the kernel cut
+	 * it: then these are only useless loads.
 	 */
-	o = 8 * (size_t)__builtin_popcountll(st & after_stack) + 8;
-	if (st & PD_SAMPLE_WEIGHT_STRUCT && !(st & PD_SAMPLE_WEIGHT))
-		o += 8;
-	if (o + a->sample_stack_user + 8 > len)
+	ssize = r->info.attrs[q->attr].sample_stack_user;
+	if (!l->tail || l->tail + ssize + l->head > len)
 		return;
-	dyn = len - o;
-	stack = dyn - a->sample_stack_user;
-	regs = stack - 8;
-	if (st & PD_SAMPLE_REGS_USER)
-		regs -= 8 * (size_t)(__builtin_popcountll(a->sample_regs_user) +
-				     1);
-	if (regs > stack)   /* wrapped */
-		return;
-	for (o = regs; o < stack; o += 64)
+	dyn = len - l->tail;
+	stack = dyn - ssize;
+	for (o = stack - l->head; o < stack; o += 64)
 		__builtin_prefetch(p + o);
 	__builtin_prefetch(p + stack - 1);
-	for (i = 0; i < PD_PREFETCH_STACK_LINES && i * 64 < dyn - stack; i++)
+	for (i = 0; i < PD_PREFETCH_STACK_LINES && i * 64 < ssize; i++)
 		__builtin_prefetch(p + stack + i * 64);
 	__builtin_prefetch(p + dyn);
 }
@@ -251,12 +268,13 @@ static uint64_t *pd_scratch(struct perfdata_reader *r, size_t n)
 	return p;
 }
 
+/* Reads a register block of n registers (the popcount of its mask). */
 static int pd_read_regs(struct perfdata_reader *r, struct cur *c,
-			uint64_t mask, uint64_t *abi, const uint64_t **regs,
+			unsigned n, uint64_t *abi, const uint64_t **regs,
 			unsigned *nr, const char *what)
 {
-	unsigned n = (unsigned)__builtin_popcountll(mask), i;
 	uint64_t *out;
+	unsigned i;
 
 	*abi = cur_u64(c);
 	*regs = NULL;
@@ -424,7 +442,8 @@ static int pd_decode_sample(struct perfdata_reader *r,
 		}
 	}
 	if ((st & PD_SAMPLE_REGS_USER) &&
-	    pd_read_regs(r, c, a->sample_regs_user, &s->regs_user_abi,
+	    pd_read_regs(r, c, pd_layout(r, a->index)->nr_regs_user,
+			 &s->regs_user_abi,
 			 &s->regs_user, &s->regs_user_nr, "user registers") < 0)
 		return -1;
 	s->regs_user_mask = s->regs_user_abi ? a->sample_regs_user : 0;
@@ -459,7 +478,8 @@ static int pd_decode_sample(struct perfdata_reader *r,
 	if (st & PD_SAMPLE_TRANSACTION)
 		s->transaction = cur_u64(c);
 	if ((st & PD_SAMPLE_REGS_INTR) &&
-	    pd_read_regs(r, c, a->sample_regs_intr, &s->regs_intr_abi,
+	    pd_read_regs(r, c, pd_layout(r, a->index)->nr_regs_intr,
+			 &s->regs_intr_abi,
 			 &s->regs_intr, &s->regs_intr_nr,
 			 "interrupt registers") < 0)
 		return -1;
