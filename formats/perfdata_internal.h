@@ -204,12 +204,34 @@ struct pd_qent {
 	const uint8_t *rec;
 	uint64_t file_off;
 	uint32_t len;
+	uint8_t type;           /* record type, 0 when it is above 255 */
 	bool compressed;
+	uint16_t attr;          /* attr index, for prefetching; or
+				 * PD_QENT_NO_ATTR */
 };
 
+#define PD_QENT_NO_ATTR UINT16_MAX
+
+/*
+ * A run of queued records in ascending (time, seq) order: q->ents[head]
+ * up to q->ents[end], time and seq those of ents[head] (the heap's key).
+ */
+struct pd_run {
+	uint64_t time;
+	uint64_t seq;
+	size_t head, end;
+};
+
+/* The ordering queue (perfdata_order.c). */
 struct pd_queue {
-	struct pd_qent *heap;
-	size_t nr, alloc;
+	struct pd_qent *ents;   /* records in arrival order, with holes */
+	size_t nr_ents, alloc_ents;
+	size_t nr_live;         /* records queued */
+	struct pd_run *runs;    /* binary heap of the runs by (time, seq) */
+	size_t nr_runs, alloc_runs;
+	size_t open;            /* heap slot of the run ending at nr_ents, to
+				 * which newer records are appended, or
+				 * SIZE_MAX */
 	uint64_t bytes;         /* record bytes held */
 	uint64_t max_bytes;
 	uint64_t next_flush;    /* FINISHED_ROUND: deliver up to this time */
@@ -217,6 +239,15 @@ struct pd_queue {
 	uint64_t max_time;      /* newest timestamp queued so far */
 	uint64_t last_delivered;
 	bool draining;          /* end of input: deliver everything */
+};
+
+/* Counts of one attr's sample layout (perfdata_sample.c). */
+struct pd_layout {
+	unsigned attr;          /* the attr's index, or UINT_MAX: none yet */
+	unsigned nr_regs_user, nr_regs_intr;
+	size_t tail;            /* bytes from dyn_size to the end of a sample,
+				 * 0 when that is not fixed */
+	size_t head;            /* bytes from REGS_USER's abi to the stack */
 };
 
 /* id -> attr index */
@@ -262,6 +293,7 @@ struct perfdata_reader {
 
 	struct pd_queue q;
 	struct pd_qent cur;         /* the record being delivered */
+	struct pd_layout layout;    /* of the attr last decoded or prefetched */
 	bool cur_held;              /* cur.blk holds a ref to drop */
 
 	/* Scratch arrays for the event being delivered (host byte order). */
@@ -314,14 +346,28 @@ int pd_build_id_record(struct perfdata_reader *r, struct cur *c,
 unsigned pd_sample_id_trailer_size(uint64_t sample_type);
 int pd_record_attr(struct perfdata_reader *r, struct cur *rec, uint32_t type,
 		   unsigned *attr);
+/*
+ * The time of the kernel record rec (EVENT_NO_TIME when it has none), and
+ * in *attr the index of its attr (PD_QENT_NO_ATTR for other records).
+ */
 int pd_record_time(struct perfdata_reader *r, const uint8_t *rec,
-		   uint32_t len, uint64_t file_off, uint64_t *time);
+		   uint32_t len, uint64_t file_off, uint64_t *time,
+		   uint16_t *attr);
+/*
+ * Starts loading the cache lines of the queued record q that decoding it
+ * and unwinding its sample will read.  Only a hint: reads nothing.
+ */
+void pd_prefetch_record(struct perfdata_reader *r, const struct pd_qent *q);
 int pd_decode_event(struct perfdata_reader *r, const struct pd_qent *q,
 		    struct event *ev);
 
 /* perfdata_order.c */
+void pd_queue_init(struct pd_queue *q, uint64_t max_bytes);
 int pd_queue_push(struct pd_queue *q, const struct pd_qent *e);
 bool pd_queue_pop_ready(struct pd_queue *q, struct pd_qent *e);
+/* The record the queue would deliver next (pointer valid until the next
+ * push or pop), or NULL when it is empty. */
+const struct pd_qent *pd_queue_peek(const struct pd_queue *q);
 void pd_queue_round(struct pd_queue *q);
 void pd_queue_release(struct perfdata_reader *r, struct pd_queue *q);
 

@@ -5,68 +5,173 @@
  * within a round.  A FINISHED_ROUND record promises that later records are
  * not older than the newest one seen before the previous FINISHED_ROUND
  * (perf's ordered_events rule): at each round we may deliver everything up
- * to that time.  The queue is a binary heap on (time, file sequence).
+ * to that time.
+ *
+ * Records are delivered by (time, file sequence).  Because every CPU's
+ * records come in ascending runs, the queue keeps the records in arrival
+ * order and merges the runs: a record that is not older than the last one
+ * extends the newest run, any other starts a run, and a binary heap of the
+ * runs, keyed by their oldest record, gives the next one.  Pushing is O(1)
+ * for sorted input and popping O(log runs), a few runs for a perf capture;
+ * an input of random times makes runs of about two records, and the
+ * queue behaves like a heap of records.
  */
 #include "formats/perfdata_internal.h"
 
 #include "common/mem.h"
 
-static bool qent_before(const struct pd_qent *a, const struct pd_qent *b)
+#define PD_QUEUE_MIN_ENTS 64
+
+static bool run_before(const struct pd_run *a, const struct pd_run *b)
 {
 	if (a->time != b->time)
 		return a->time < b->time;
 	return a->seq < b->seq;
 }
 
-static void heap_swap(struct pd_qent *a, struct pd_qent *b)
+/* Keeps q->open on the heap slot of the run records may extend. */
+static void run_move(struct pd_queue *q, size_t to, const struct pd_run *run,
+		     bool is_open)
 {
-	struct pd_qent t = *a;
+	q->runs[to] = *run;
+	if (is_open)
+		q->open = to;
+}
 
-	*a = *b;
-	*b = t;
+static void run_sift_up(struct pd_queue *q, size_t i)
+{
+	struct pd_run run = q->runs[i];
+	bool is_open = q->open == i;
+
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+
+		if (!run_before(&run, &q->runs[parent]))
+			break;
+		run_move(q, i, &q->runs[parent], q->open == parent);
+		i = parent;
+	}
+	run_move(q, i, &run, is_open);
+}
+
+static void run_sift_down(struct pd_queue *q, size_t i)
+{
+	struct pd_run run = q->runs[i];
+	bool is_open = q->open == i;
+	size_t n = q->nr_runs;
+
+	for (;;) {
+		size_t l = 2 * i + 1, m;
+
+		if (l >= n)
+			break;
+		m = l;
+		if (l + 1 < n && run_before(&q->runs[l + 1], &q->runs[l]))
+			m = l + 1;
+		if (!run_before(&q->runs[m], &run))
+			break;
+		run_move(q, i, &q->runs[m], q->open == m);
+		i = m;
+	}
+	run_move(q, i, &run, is_open);
+}
+
+/*
+ * Makes room for one more record at the end of q->ents.  Popped records
+ * leave holes at the heads of runs: when the array is full, the live
+ * records are packed into a new one of twice their number (the open run
+ * last, so that it still ends at the end).  Each push pays O(1) amortized
+ * and the array never holds more than twice the records queued then.
+ */
+static int queue_make_room(struct pd_queue *q)
+{
+	struct pd_qent *ents;
+	size_t alloc, n = 0, i;
+
+	if (q->nr_ents < q->alloc_ents)
+		return 0;
+	if (q->nr_live > SIZE_MAX / 2 / sizeof(*ents) - 1)
+		return -1;
+	alloc = MAX((size_t)PD_QUEUE_MIN_ENTS, 2 * q->nr_live + 2);
+	ents = malloc(alloc * sizeof(*ents));
+	if (!ents)
+		return -1;
+	for (i = 0; i <= q->nr_runs; i++) {
+		struct pd_run *run;
+		size_t len;
+
+		/* the open run goes last; i == nr_runs stands for it */
+		if (i == q->open || (i == q->nr_runs && q->open == SIZE_MAX))
+			continue;
+		run = &q->runs[i < q->nr_runs ? i : q->open];
+		len = run->end - run->head;
+		memcpy(ents + n, q->ents + run->head, len * sizeof(*ents));
+		run->head = n;
+		run->end = n + len;
+		n += len;
+	}
+	free(q->ents);
+	q->ents = ents;
+	q->alloc_ents = alloc;
+	q->nr_ents = n;
+	return 0;
 }
 
 int pd_queue_push(struct pd_queue *q, const struct pd_qent *e)
 {
-	size_t i;
+	struct pd_run *open;
 
-	if (mem_grow(&q->heap, &q->alloc, sizeof(*q->heap), q->nr + 1) < 0)
+	if (queue_make_room(q) < 0)
 		return -1;
-	i = q->nr++;
-	q->heap[i] = *e;
-	while (i > 0) {
-		size_t parent = (i - 1) / 2;
-
-		if (!qent_before(&q->heap[i], &q->heap[parent]))
-			break;
-		heap_swap(&q->heap[i], &q->heap[parent]);
-		i = parent;
+	q->ents[q->nr_ents] = *e;
+	open = q->open != SIZE_MAX ? &q->runs[q->open] : NULL;
+	if (open && e->time >= q->ents[open->end - 1].time) {
+		open->end++;   /* its head, and so its place, stays */
+	} else {
+		if (mem_grow(&q->runs, &q->alloc_runs, sizeof(*q->runs),
+			     q->nr_runs + 1) < 0)
+			return -1;
+		q->runs[q->nr_runs].time = e->time;
+		q->runs[q->nr_runs].seq = e->seq;
+		q->runs[q->nr_runs].head = q->nr_ents;
+		q->runs[q->nr_runs].end = q->nr_ents + 1;
+		q->open = q->nr_runs++;
+		run_sift_up(q, q->open);
 	}
+	q->nr_ents++;
+	q->nr_live++;
 	q->bytes += e->len;
 	if (e->time > q->max_time || q->max_time == EVENT_NO_TIME)
 		q->max_time = e->time;
 	return 0;
 }
 
-static void heap_pop(struct pd_queue *q, struct pd_qent *e)
+/* Takes the oldest record; the queue must not be empty. */
+static void queue_pop(struct pd_queue *q, struct pd_qent *e)
 {
-	size_t i = 0;
+	struct pd_run *top = &q->runs[0];
 
-	*e = q->heap[0];
-	q->heap[0] = q->heap[--q->nr];
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < q->nr && qent_before(&q->heap[l], &q->heap[m]))
-			m = l;
-		if (r < q->nr && qent_before(&q->heap[r], &q->heap[m]))
-			m = r;
-		if (m == i)
-			break;
-		heap_swap(&q->heap[i], &q->heap[m]);
-		i = m;
-	}
+	*e = q->ents[top->head++];
+	q->nr_live--;
 	q->bytes -= e->len;
+	if (top->head < top->end) {
+		top->time = q->ents[top->head].time;
+		top->seq = q->ents[top->head].seq;
+		run_sift_down(q, 0);
+		return;
+	}
+	/* the run is used up: the last run takes its place */
+	if (q->open == 0)
+		q->open = SIZE_MAX;
+	if (--q->nr_runs == 0) {
+		/* nothing left: start the array afresh */
+		q->nr_ents = 0;
+		return;
+	}
+	if (q->open == q->nr_runs)
+		q->open = 0;
+	q->runs[0] = q->runs[q->nr_runs];
+	run_sift_down(q, 0);
 }
 
 /*
@@ -75,13 +180,25 @@ static void heap_pop(struct pd_queue *q, struct pd_qent *e)
  */
 bool pd_queue_pop_ready(struct pd_queue *q, struct pd_qent *e)
 {
-	if (q->nr == 0)
+	if (q->nr_runs == 0)
 		return false;
-	if (!q->draining && q->heap[0].time > q->flush_limit &&
+	if (!q->draining && q->runs[0].time > q->flush_limit &&
 	    q->bytes <= q->max_bytes)
 		return false;
-	heap_pop(q, e);
+	queue_pop(q, e);
 	return true;
+}
+
+const struct pd_qent *pd_queue_peek(const struct pd_queue *q)
+{
+	return q->nr_runs ? &q->ents[q->runs[0].head] : NULL;
+}
+
+void pd_queue_init(struct pd_queue *q, uint64_t max_bytes)
+{
+	memset(q, 0, sizeof(*q));
+	q->open = SIZE_MAX;
+	q->max_bytes = max_bytes;
 }
 
 void pd_queue_round(struct pd_queue *q)
@@ -92,11 +209,16 @@ void pd_queue_round(struct pd_queue *q)
 
 void pd_queue_release(struct perfdata_reader *r, struct pd_queue *q)
 {
-	size_t i;
+	size_t i, k;
 
-	for (i = 0; i < q->nr; i++)
-		pd_block_put(r, q->heap[i].blk);
-	free(q->heap);
-	q->heap = NULL;
-	q->nr = q->alloc = 0;
+	for (i = 0; i < q->nr_runs; i++)
+		for (k = q->runs[i].head; k < q->runs[i].end; k++)
+			pd_block_put(r, q->ents[k].blk);
+	free(q->ents);
+	free(q->runs);
+	q->ents = NULL;
+	q->runs = NULL;
+	q->nr_ents = q->alloc_ents = q->nr_live = 0;
+	q->nr_runs = q->alloc_runs = 0;
+	q->open = SIZE_MAX;
 }

@@ -9,6 +9,7 @@
  * queue keep their block alive, so memory is bounded by what one round of
  * the recording holds, not by the file size.
  */
+#include <limits.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -688,8 +689,9 @@ static struct perfdata_reader *pd_new(const struct perfdata_opts *opts,
 		r->opts = *opts;
 	if (!r->opts.max_queue_bytes)
 		r->opts.max_queue_bytes = PD_DEFAULT_QUEUE_BYTES;
-	r->q.max_bytes = r->opts.max_queue_bytes;
+	pd_queue_init(&r->q, r->opts.max_queue_bytes);
 	r->sample_id_pos = r->trailer_id_pos = -1;
+	r->layout.attr = UINT_MAX;
 	r->stats.time_min = UINT64_MAX;
 	r->in.fd = -1;
 	return r;
@@ -966,6 +968,22 @@ static int pd_decompress(struct perfdata_reader *r, const uint8_t *p,
 }
 
 /*
+ * Reading records is a chain of dependent loads, each header saying where
+ * the next one is, which the hardware cannot run ahead of.  Records of a
+ * capture are mostly samples of about the same size, so the headers after
+ * the next are likely about size bytes apart: start loading there.
+ */
+static void pd_src_prefetch(const struct pd_src *s, size_t size)
+{
+	size_t left = s->blk->len - s->pos;
+
+	if (left > size)
+		__builtin_prefetch(s->blk->data + s->pos + size);
+	if (left > 2 * size)
+		__builtin_prefetch(s->blk->data + s->pos + 2 * size);
+}
+
+/*
  * Reads the next raw record, in file order, from the decompressed stream
  * or the data section.  Returns 1 with *q filled (its block is not yet
  * referenced), 0 at end of data, -1 on error.
@@ -1060,6 +1078,7 @@ static int pd_read_raw(struct perfdata_reader *r, struct pd_qent *q)
 		q->file_off = s->blk_off + s->pos;
 		q->compressed = false;
 		s->pos += size;
+		pd_src_prefetch(s, size);
 		return 1;
 	}
 }
@@ -1246,6 +1265,11 @@ int perfdata_next(struct perfdata_reader *r, struct event *ev)
 		struct cur hc;
 
 		if (pd_queue_pop_ready(&r->q, &q)) {
+			const struct pd_qent *next = pd_queue_peek(&r->q);
+
+			/* the next one is read while the caller works */
+			if (next)
+				pd_prefetch_record(r, next);
 			if (!r->q.draining && q.time > r->q.flush_limit)
 				r->stats.forced_flushes++;
 			r->cur = q;
@@ -1278,6 +1302,8 @@ int perfdata_next(struct perfdata_reader *r, struct event *ev)
 		r->stats.ends_with_round = type == PD_REC_FINISHED_ROUND;
 		q.seq = r->seq++;
 		q.time = EVENT_NO_TIME;
+		q.type = type <= UINT8_MAX ? (uint8_t)type : 0;
+		q.attr = PD_QENT_NO_ATTR;
 
 		if (type > PD_REC_KERNEL_MAX) {
 			if (pd_handle_user_record(r, &q, type) < 0)
@@ -1299,7 +1325,8 @@ int perfdata_next(struct perfdata_reader *r, struct event *ev)
 		}
 		if (type == 0)
 			goto immediate;
-		if (pd_record_time(r, q.rec, q.len, q.file_off, &q.time) < 0)
+		if (pd_record_time(r, q.rec, q.len, q.file_off, &q.time,
+				   &q.attr) < 0)
 			return -1;
 		if (r->opts.file_order || q.time == EVENT_NO_TIME)
 			goto immediate;

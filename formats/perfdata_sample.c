@@ -5,6 +5,7 @@
  * Sample field order follows perf_output_sample() in kernel/events/core.c
  * (not the bit order: CGROUP and the page sizes come before AUX).
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "formats/perfdata_internal.h"
@@ -139,7 +140,8 @@ static int pd_parse_trailer(struct perfdata_reader *r,
 }
 
 int pd_record_time(struct perfdata_reader *r, const uint8_t *rec,
-		   uint32_t len, uint64_t file_off, uint64_t *time)
+		   uint32_t len, uint64_t file_off, uint64_t *time,
+		   uint16_t *attr)
 {
 	struct cur body = cur_make(rec + 8, len - 8, file_off + 8,
 				   r->info.swap);
@@ -149,11 +151,14 @@ int pd_record_time(struct perfdata_reader *r, const uint8_t *rec,
 	unsigned idx;
 
 	*time = EVENT_NO_TIME;
+	*attr = PD_QENT_NO_ATTR;
 	if (!pd_is_kernel_record(type))
 		return 0;
 	if (pd_record_attr(r, &body, type, &idx) < 0)
 		return -1;
 	a = &r->info.attrs[idx];
+	if (idx < PD_QENT_NO_ATTR)
+		*attr = (uint16_t)idx;
 	if (!(a->sample_type & PD_SAMPLE_TIME))
 		return 0;
 	if (type == PD_REC_SAMPLE) {
@@ -180,6 +185,77 @@ int pd_record_time(struct perfdata_reader *r, const uint8_t *rec,
 	return 0;
 }
 
+/* Lines of a sample's user stack copy worth loading ahead. */
+#define PD_PREFETCH_STACK_LINES 8
+
+/*
+ * The counts of a's sample layout, cached for the last attr asked about
+ * (popcount is a library call on baseline x86-64).
+ */
+static const struct pd_layout *pd_layout(struct perfdata_reader *r,
+					 unsigned idx)
+{
+	const uint64_t after_stack = PD_SAMPLE_WEIGHT | PD_SAMPLE_DATA_SRC |
+				     PD_SAMPLE_TRANSACTION |
+				     PD_SAMPLE_PHYS_ADDR | PD_SAMPLE_CGROUP |
+				     PD_SAMPLE_DATA_PAGE_SIZE |
+				     PD_SAMPLE_CODE_PAGE_SIZE;
+	const struct event_attr *a = &r->info.attrs[idx];
+	struct pd_layout *l = &r->layout;
+	uint64_t st = a->sample_type;
+
+	if (l->attr == idx)
+		return l;
+	l->attr = idx;
+	l->nr_regs_user = (unsigned)__builtin_popcountll(a->sample_regs_user);
+	l->nr_regs_intr = (unsigned)__builtin_popcountll(a->sample_regs_intr);
+	/* from the end: dyn_size and the fields after it */
+	l->tail = 0;
+	if ((st & PD_SAMPLE_STACK_USER) &&
+	    !(st & (PD_SAMPLE_REGS_INTR | PD_SAMPLE_AUX))) {
+		l->tail = 8 * (size_t)__builtin_popcountll(st & after_stack) +
+			  8;
+		if (st & PD_SAMPLE_WEIGHT_STRUCT && !(st & PD_SAMPLE_WEIGHT))
+			l->tail += 8;
+	}
+	/* before the stack copy: its size, the registers and their abi */
+	l->head = 8;
+	if (st & PD_SAMPLE_REGS_USER)
+		l->head += 8 * ((size_t)l->nr_regs_user + 1);
+	return l;
+}
+
+void pd_prefetch_record(struct perfdata_reader *r, const struct pd_qent *q)
+{
+	const uint8_t *p = q->rec;
+	const struct pd_layout *l;
+	size_t len = q->len, dyn, stack, o, ssize;
+	unsigned i;
+
+	__builtin_prefetch(p);
+	__builtin_prefetch(p + len - 1);
+	if (q->type != PD_REC_SAMPLE || q->attr >= r->info.nr_attrs)
+		return;
+	if (len > 64)
+		__builtin_prefetch(p + 64);   /* the callchain */
+	l = pd_layout(r, q->attr);
+	/*
+	 * The stack copy is as large as the attr asks unless the kernel cut
+	 * it: then these are only useless loads.
+	 */
+	ssize = r->info.attrs[q->attr].sample_stack_user;
+	if (!l->tail || l->tail + ssize + l->head > len)
+		return;
+	dyn = len - l->tail;
+	stack = dyn - ssize;
+	for (o = stack - l->head; o < stack; o += 64)
+		__builtin_prefetch(p + o);
+	__builtin_prefetch(p + stack - 1);
+	for (i = 0; i < PD_PREFETCH_STACK_LINES && i * 64 < ssize; i++)
+		__builtin_prefetch(p + stack + i * 64);
+	__builtin_prefetch(p + dyn);
+}
+
 /* Takes n u64 slots from the event's scratch array. */
 static uint64_t *pd_scratch(struct perfdata_reader *r, size_t n)
 {
@@ -192,12 +268,13 @@ static uint64_t *pd_scratch(struct perfdata_reader *r, size_t n)
 	return p;
 }
 
+/* Reads a register block of n registers (the popcount of its mask). */
 static int pd_read_regs(struct perfdata_reader *r, struct cur *c,
-			uint64_t mask, uint64_t *abi, const uint64_t **regs,
+			unsigned n, uint64_t *abi, const uint64_t **regs,
 			unsigned *nr, const char *what)
 {
-	unsigned n = (unsigned)__builtin_popcountll(mask), i;
 	uint64_t *out;
+	unsigned i;
 
 	*abi = cur_u64(c);
 	*regs = NULL;
@@ -271,6 +348,7 @@ static int pd_decode_sample(struct perfdata_reader *r,
 	uint64_t st = a->sample_type;
 	uint64_t off0 = c->file_off - 8;
 
+	/* the only clearing of the event's union (see pd_decode_event) */
 	memset(s, 0, sizeof(*s));
 	s->cpumode = ev->misc & PD_MISC_CPUMODE_MASK;
 	s->exact_ip = ev->misc & PD_MISC_EXACT_IP;
@@ -364,7 +442,8 @@ static int pd_decode_sample(struct perfdata_reader *r,
 		}
 	}
 	if ((st & PD_SAMPLE_REGS_USER) &&
-	    pd_read_regs(r, c, a->sample_regs_user, &s->regs_user_abi,
+	    pd_read_regs(r, c, pd_layout(r, a->index)->nr_regs_user,
+			 &s->regs_user_abi,
 			 &s->regs_user, &s->regs_user_nr, "user registers") < 0)
 		return -1;
 	s->regs_user_mask = s->regs_user_abi ? a->sample_regs_user : 0;
@@ -399,7 +478,8 @@ static int pd_decode_sample(struct perfdata_reader *r,
 	if (st & PD_SAMPLE_TRANSACTION)
 		s->transaction = cur_u64(c);
 	if ((st & PD_SAMPLE_REGS_INTR) &&
-	    pd_read_regs(r, c, a->sample_regs_intr, &s->regs_intr_abi,
+	    pd_read_regs(r, c, pd_layout(r, a->index)->nr_regs_intr,
+			 &s->regs_intr_abi,
 			 &s->regs_intr, &s->regs_intr_nr,
 			 "interrupt registers") < 0)
 		return -1;
@@ -448,7 +528,7 @@ static int pd_decode_mmap(struct perfdata_reader *r, struct cur *c,
 {
 	struct event_mmap *m = &ev->mmap;
 
-	memset(m, 0, sizeof(*m));
+	/* the union is clear (pd_decode_event) */
 	ev->pid = (int32_t)cur_u32(c);
 	ev->tid = (int32_t)cur_u32(c);
 	m->start = cur_u64(c);
@@ -489,6 +569,12 @@ static int pd_decode_mmap(struct perfdata_reader *r, struct cur *c,
 	return pd_string(r, c, &m->filename, type, "file name");
 }
 
+/* Clearing the sample clears the whole union of struct event. */
+_Static_assert(sizeof(((struct event *)0)->sample) ==
+		       offsetof(struct event, raw) -
+			       offsetof(struct event, sample),
+	       "event_sample is not the largest member of the event union");
+
 /* Decodes the queued record q into *ev. */
 int pd_decode_event(struct perfdata_reader *r, const struct pd_qent *q,
 		    struct event *ev)
@@ -500,20 +586,30 @@ int pd_decode_event(struct perfdata_reader *r, const struct pd_qent *q,
 	unsigned idx = 0;
 	uint32_t type;
 
-	memset(ev, 0, sizeof(*ev));
+	/*
+	 * Every field outside the union is set here; the union is cleared
+	 * once, by pd_decode_sample() for samples (its largest member) and
+	 * below for the rest.
+	 */
 	type = cur_u32(&hc);
+	ev->type = EVENT_OTHER;
 	ev->rec_type = type;
 	ev->misc = cur_u16(&hc);
 	ev->file_off = q->file_off;
 	ev->compressed = q->compressed;
+	ev->attr = NULL;
+	ev->pid = ev->tid = -1;
+	ev->time = EVENT_NO_TIME;
+	ev->cpu = -1;
+	ev->id = 0;
 	ev->raw = q->rec;
 	ev->raw_len = q->len;
-	ev->pid = ev->tid = -1;
-	ev->cpu = -1;
-	ev->time = EVENT_NO_TIME;
-	ev->type = EVENT_OTHER;
 	r->scratch_used = 0;
 	body = cur_make(q->rec + 8, q->len - 8, q->file_off + 8, r->info.swap);
+	if (type != PD_REC_SAMPLE)
+		memset(&ev->sample, 0,
+		       offsetof(struct event, raw) -
+			       offsetof(struct event, sample));
 	if (!pd_is_kernel_record(type))
 		return 0;
 
