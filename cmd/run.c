@@ -568,6 +568,7 @@ static int run_pass(struct run *run, struct source *rd,
 	run->pass_no++;
 	const struct run_opts *opts = run->opts;
 	uint64_t wanted = 0;
+	bool mapping_ahead = false;
 	struct event ev;
 	struct rsample rs;
 	int rc;
@@ -587,6 +588,11 @@ static int run_pass(struct run *run, struct source *rd,
 		}
 		if (!run->res_ready && run_init_resolver(run) < 0)
 			return -1;
+		/* with workers, this thread is the one to spare */
+		if (run->pool && !mapping_ahead && source_perfdata(rd)) {
+			perfdata_map_ahead(source_perfdata(rd));
+			mapping_ahead = true;
+		}
 		if (ev.type == EVENT_SAMPLE && !run_want_sample(run, &ev)) {
 			if (on_record && on_record(opts->record_ctx, &ev,
 						   NULL) < 0)

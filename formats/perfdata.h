@@ -146,6 +146,14 @@ const struct err *perfdata_err(const struct perfdata_reader *r);
 const struct perfdata_info *perfdata_info(const struct perfdata_reader *r);
 const struct perfdata_stats *perfdata_stats(const struct perfdata_reader *r);
 
+/*
+ * From now on a thread of the reader's own maps the input's windows
+ * ahead of the reading and unmaps the finished ones, so that the reading
+ * thread does not pay for the page tables (for when other threads do the
+ * rest of the work).  Does nothing for inputs that are read, not mapped.
+ */
+void perfdata_map_ahead(struct perfdata_reader *r);
+
 void perfdata_close(struct perfdata_reader *r);
 
 struct tracepoint;

@@ -279,6 +279,7 @@ struct perfdata_reader {
 	uint64_t data_end;          /* input offset where records end */
 	uint64_t in_off;            /* next input offset to read */
 	bool use_mmap;              /* map windows of a regular file */
+	struct pd_mapper *mapper;   /* maps them ahead, or NULL */
 	struct pd_src src;
 	bool src_done;
 
@@ -323,6 +324,23 @@ int pd_attr_add(struct perfdata_reader *r, struct cur *c, size_t attr_bytes,
 int pd_id_add(struct perfdata_reader *r, uint64_t id, unsigned attr);
 int pd_attr_by_id(struct perfdata_reader *r, uint64_t id, unsigned *attr);
 void pd_block_put(struct perfdata_reader *r, struct pd_block *b);
+
+/*
+ * perfdata_mapper.c: a thread that maps the input's next window ahead of
+ * the reader (MAP_POPULATE) and unmaps the windows it is done with.
+ * pd_mapper_take() returns the address of file offset base when the
+ * window mapped ahead covers [base, base + len), setting *map / *map_len
+ * to the whole mapping (the caller's to give back with
+ * pd_mapper_unmap()), else NULL (the caller maps it); either way it asks
+ * for the window after it.  pd_mapper_stop() joins the thread and unmaps
+ * what it still holds.
+ */
+struct pd_mapper;
+struct pd_mapper *pd_mapper_start(int fd, uint64_t data_end, size_t window);
+void *pd_mapper_take(struct pd_mapper *m, uint64_t base, uint64_t len,
+		     void **map, size_t *map_len);
+void pd_mapper_unmap(struct pd_mapper *m, void *p, size_t len);
+void pd_mapper_stop(struct pd_mapper *m);
 
 /* perfdata_tp.c: names tracepoint events that have none from the
  * tracing data; forgets the parsed tracing data when it is replaced. */

@@ -63,7 +63,10 @@ void pd_block_put(struct perfdata_reader *r, struct pd_block *b)
 	if (!b || --b->refs > 0)
 		return;
 	if (b->map) {
-		munmap(b->map, b->cap);
+		if (r->mapper)
+			pd_mapper_unmap(r->mapper, b->map, b->cap);
+		else
+			munmap(b->map, b->cap);
 		free(b);
 		return;
 	}
@@ -131,17 +134,26 @@ static int pd_src_map(struct perfdata_reader *r, uint64_t *in_off)
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return 0;
-	p = mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE,
-		 r->in.fd, (off_t)base);
-	if (p == MAP_FAILED) {
-		free(b);
-		return 0;
-	}
-	(void)madvise(p, (size_t)len, MADV_SEQUENTIAL);
 	b->refs = 1;
-	b->map = p;
+	p = r->mapper ? pd_mapper_take(r->mapper, base, len, &b->map,
+				       &b->cap) :
+			NULL;
+	if (p) {
+		/* all of the mapping from base on */
+		len = (uint8_t *)b->map + b->cap - (uint8_t *)p;
+	} else {
+		p = mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE,
+			 r->in.fd, (off_t)base);
+		if (p == MAP_FAILED) {
+			free(b);
+			return 0;
+		}
+		(void)madvise(p, (size_t)len, MADV_SEQUENTIAL);
+		b->map = p;
+		b->cap = (size_t)len;
+	}
 	b->data = p;
-	b->cap = b->len = (size_t)len;
+	b->len = (size_t)len;
 	pd_src_release(r, s);
 	s->blk = b;
 	s->blk_off = base;
@@ -781,6 +793,13 @@ struct perfdata_reader *perfdata_open_fd(int fd, const char *name,
 	return r;
 }
 
+void perfdata_map_ahead(struct perfdata_reader *r)
+{
+	if (r->use_mmap && !r->mapper)
+		r->mapper = pd_mapper_start(r->in.fd, r->data_end,
+					    PD_MAP_WINDOW);
+}
+
 void perfdata_close(struct perfdata_reader *r)
 {
 	struct pd_block *b;
@@ -797,6 +816,7 @@ void perfdata_close(struct perfdata_reader *r)
 		r->free_blocks = b->next_free;
 		free(b);
 	}
+	pd_mapper_stop(r->mapper);
 	if (r->zstd)
 		ZSTD_freeDStream(r->zstd);
 	for (i = 0; i < r->info.nr_attrs; i++)

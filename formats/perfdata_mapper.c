@@ -1,0 +1,216 @@
+/*
+ * perfdata_mapper.c - map the input's windows ahead on a thread of their
+ * own (see perfdata_internal.h).
+ *
+ * Mapping a window costs the kernel about as much as everything the
+ * reading thread does with its records: populating the page tables, and
+ * clearing them again at munmap().  With worker threads resolving the
+ * samples, the reading thread is the pipeline's bottleneck, so that cost
+ * moves here: while the reader parses window k, this thread maps window
+ * k + 1 with MAP_POPULATE and unmaps the windows the reader is done with.
+ *
+ * The next window starts at the page of the first record that window k
+ * cuts, which is at most a record's size (64 KiB) before its end; the
+ * mapper maps from there, a little more than a window, so whichever page
+ * the reader asks for is covered.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "formats/perfdata_internal.h"
+
+#include "common/base.h"
+#include "common/mem.h"
+
+#define PD_MAPPER_SLACK (64u << 10)   /* a record is at most 64 KiB */
+#define PD_MAPPER_UNMAPS 16u
+
+struct pd_mapping {
+	void *p;
+	size_t len;
+};
+
+struct pd_mapper {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;     /* to the thread: work or stop */
+	pthread_cond_t done;     /* to the reader: a window is ready */
+	pthread_t thread;
+	int fd;
+	uint64_t data_end;       /* file offset where the records end */
+	size_t window;
+	bool stop;
+	bool want;               /* a window at want_base is wanted */
+	uint64_t want_base;
+	bool busy;               /* mapping want_base now */
+	bool ready;              /* ready_map holds [ready_base, +len) */
+	uint64_t ready_base;
+	struct pd_mapping ready_map;
+	struct pd_mapping unmaps[PD_MAPPER_UNMAPS];
+	unsigned nr_unmaps;
+};
+
+/* Maps [base, base + len) of the file with its page tables filled. */
+static void *pd_mapper_map(const struct pd_mapper *m, uint64_t base,
+			   size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
+		       m->fd, (off_t)base);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static size_t pd_mapper_len(const struct pd_mapper *m, uint64_t base)
+{
+	return (size_t)MIN((uint64_t)m->window + PD_MAPPER_SLACK,
+			   m->data_end - base);
+}
+
+static void *pd_mapper_main(void *arg)
+{
+	struct pd_mapper *m = arg;
+	struct pd_mapping gone[PD_MAPPER_UNMAPS];
+	unsigned n, i;
+
+	pthread_mutex_lock(&m->lock);
+	for (;;) {
+		while (!m->stop && !m->nr_unmaps && !(m->want && !m->ready))
+			pthread_cond_wait(&m->wake, &m->lock);
+		if (m->stop)
+			break;
+		n = m->nr_unmaps;
+		memcpy(gone, m->unmaps, n * sizeof(gone[0]));
+		m->nr_unmaps = 0;
+		if (m->want && !m->ready) {
+			uint64_t base = m->want_base;
+			size_t len = pd_mapper_len(m, base);
+			void *p;
+
+			m->want = false;
+			m->busy = true;
+			pthread_mutex_unlock(&m->lock);
+			for (i = 0; i < n; i++)
+				munmap(gone[i].p, gone[i].len);
+			n = 0;
+			p = pd_mapper_map(m, base, len);
+			pthread_mutex_lock(&m->lock);
+			m->busy = false;
+			if (p) {
+				m->ready = true;
+				m->ready_base = base;
+				m->ready_map.p = p;
+				m->ready_map.len = len;
+			}
+			pthread_cond_broadcast(&m->done);
+		}
+		if (n) {
+			pthread_mutex_unlock(&m->lock);
+			for (i = 0; i < n; i++)
+				munmap(gone[i].p, gone[i].len);
+			pthread_mutex_lock(&m->lock);
+		}
+	}
+	pthread_mutex_unlock(&m->lock);
+	return NULL;
+}
+
+struct pd_mapper *pd_mapper_start(int fd, uint64_t data_end, size_t window)
+{
+	struct pd_mapper *m = mem_zalloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->fd = fd;
+	m->data_end = data_end;
+	m->window = window;
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_cond_init(&m->wake, NULL);
+	pthread_cond_init(&m->done, NULL);
+	if (pthread_create(&m->thread, NULL, pd_mapper_main, m)) {
+		pthread_cond_destroy(&m->done);
+		pthread_cond_destroy(&m->wake);
+		pthread_mutex_destroy(&m->lock);
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* Asks for the window after [base, base + len); called with the lock. */
+static void pd_mapper_want_next_locked(struct pd_mapper *m, uint64_t base,
+				       uint64_t len)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), next;
+
+	if (base + len >= m->data_end)
+		return;
+	next = base + len > PD_MAPPER_SLACK ? base + len - PD_MAPPER_SLACK :
+					      0;
+	m->want = true;
+	m->want_base = next - next % page;
+	pthread_cond_signal(&m->wake);
+}
+
+void *pd_mapper_take(struct pd_mapper *m, uint64_t base, uint64_t len,
+		     void **map, size_t *map_len)
+{
+	void *p = NULL;
+
+	pthread_mutex_lock(&m->lock);
+	/* the window being mapped is most likely the one wanted: wait */
+	while (m->busy && !m->ready)
+		pthread_cond_wait(&m->done, &m->lock);
+	if (m->ready && m->ready_base <= base &&
+	    base + len <= m->ready_base + m->ready_map.len) {
+		*map = m->ready_map.p;
+		*map_len = m->ready_map.len;
+		p = (uint8_t *)m->ready_map.p + (base - m->ready_base);
+		m->ready = false;
+	} else if (m->ready) {
+		/* a wrong guess: the thread unmaps it */
+		if (m->nr_unmaps < PD_MAPPER_UNMAPS)
+			m->unmaps[m->nr_unmaps++] = m->ready_map;
+		else
+			munmap(m->ready_map.p, m->ready_map.len);
+		m->ready = false;
+	}
+	pd_mapper_want_next_locked(m, base, len);
+	pthread_mutex_unlock(&m->lock);
+	return p;
+}
+
+void pd_mapper_unmap(struct pd_mapper *m, void *p, size_t len)
+{
+	pthread_mutex_lock(&m->lock);
+	if (m->nr_unmaps < PD_MAPPER_UNMAPS) {
+		m->unmaps[m->nr_unmaps++] = (struct pd_mapping){ p, len };
+		pthread_cond_signal(&m->wake);
+		p = NULL;
+	}
+	pthread_mutex_unlock(&m->lock);
+	if (p)
+		munmap(p, len);
+}
+
+void pd_mapper_stop(struct pd_mapper *m)
+{
+	unsigned i;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->stop = true;
+	pthread_cond_signal(&m->wake);
+	pthread_mutex_unlock(&m->lock);
+	pthread_join(m->thread, NULL);
+	for (i = 0; i < m->nr_unmaps; i++)
+		munmap(m->unmaps[i].p, m->unmaps[i].len);
+	if (m->ready)
+		munmap(m->ready_map.p, m->ready_map.len);
+	pthread_cond_destroy(&m->done);
+	pthread_cond_destroy(&m->wake);
+	pthread_mutex_destroy(&m->lock);
+	free(m);
+}
