@@ -3,6 +3,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -340,6 +341,22 @@ void run_modcaches_release(struct run_modcaches *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/*
+ * Modules one kept cache may hold between runs: each keeps up to two file
+ * descriptors open, and all caches together take at most a quarter of the
+ * process's limit.
+ */
+static unsigned run_max_kept(unsigned jobs)
+{
+	struct rlimit rl;
+	rlim_t fds = 1024;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		fds = rl.rlim_cur;
+	fds = fds / 4 / 2 / (jobs ? jobs : 1);
+	return fds > RUN_MAX_KEPT ? RUN_MAX_KEPT : (unsigned)fds;
+}
+
 /* Worker index's kept module cache, or NULL when runs keep none. */
 static struct modcache *run_modcache(struct run *run, unsigned index)
 {
@@ -351,6 +368,7 @@ static struct modcache *run_modcache(struct run *run, unsigned index)
 		modcache_init(&c->mc[index], NULL);
 		c->ready[index] = true;
 	}
+	c->mc[index].max_kept = run_max_kept(run->jobs);
 	return &c->mc[index];
 }
 

@@ -18,6 +18,7 @@
 #include "unwind/resolve.h"
 
 #define RUN_MAX_BUILDID_DIRS 16
+#define RUN_MAX_KEPT 1024   /* modules a kept module cache holds at most */
 
 struct rsample;
 struct event;

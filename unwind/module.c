@@ -745,13 +745,27 @@ static void mod_reset_input(struct module *m)
 	m->next_hash = NULL;
 }
 
+/* Frees the kept modules after the first max (the least recently used). */
+static void mod_trim_kept(struct modcache *mc)
+{
+	struct module **pm = &mc->kept;
+	unsigned n = 0;
+
+	while (*pm && n < mc->max_kept) {
+		pm = &(*pm)->next;
+		n++;
+	}
+	mod_free_list(*pm);
+	*pm = NULL;
+}
+
 void modcache_end_input(struct modcache *mc)
 {
 	struct module *m, *n;
 
 	for (m = mc->all; m; m = n) {
 		n = m->next;
-		if (!mod_keepable(m)) {
+		if (!mc->max_kept || !mod_keepable(m)) {
 			mod_free(m);
 			continue;
 		}
@@ -759,6 +773,7 @@ void modcache_end_input(struct modcache *mc)
 		m->next = mc->kept;
 		mc->kept = m;
 	}
+	mod_trim_kept(mc);
 	mc->all = NULL;
 	mc->tail = &mc->all;
 	mc->nr = 0;

@@ -147,7 +147,11 @@ struct modcache {
 	struct module *all, **tail;
 	unsigned nr;
 	struct module *kept;      /* loaded for earlier inputs and not mapped
-				   * by this one yet (chained by next) */
+				   * by this one yet (chained by next), the
+				   * most recently used first */
+	unsigned max_kept;        /* modcache_end_input() keeps at most this
+				   * many (each holds up to two file
+				   * descriptors); 0: none */
 	struct arena arena;
 };
 
@@ -163,7 +167,8 @@ void modcache_release(struct modcache *mc);
  * the recorded path, --symfs, the build-id caches, the debuginfo
  * directories; not [vdso], not in a perf archive or from debuginfod),
  * which are kept loaded (ELF files, DWARF, symbol table, compiled CFI)
- * with the capture's counts and symbol cache cleared.
+ * with the capture's counts and symbol cache cleared, up to max_kept of
+ * them, those the capture used first.
  * modcache_begin_input() starts the next capture with its options.  A kept
  * module returns when the capture maps the same path with the same
  * build-id, and counts as used by it (listed in reports) once
