@@ -605,6 +605,17 @@ static void run_release(void *ctx, void *token)
 	source_release(ctx, token);
 }
 
+/*
+ * After a failed pass: the workers may still hold bytes of the pass's
+ * reader, to be given back through a struct pool_source that lives only as
+ * long as the pass; wait for them and take everything back now.
+ */
+static void run_pass_abandon(struct run *run)
+{
+	if (run->pool)
+		(void)pool_drain(run->pool);
+}
+
 static int run_pass(struct run *run, struct source *rd,
 		    run_sample_fn fn, void *ctx)
 {
@@ -668,6 +679,7 @@ static int run_pass(struct run *run, struct source *rd,
 	run_progress(run, NULL, true);
 	if (rc < 0) {
 		cmd_report_err(run->path, source_err(rd));
+		run_pass_abandon(run);
 		return -1;
 	}
 	if (run->pool && pool_drain(run->pool) < 0)
@@ -676,6 +688,7 @@ static int run_pass(struct run *run, struct source *rd,
 oom:
 	run_progress(run, NULL, true);
 	cmd_error("%s: out of memory", run->path);
+	run_pass_abandon(run);
 	return -1;
 }
 
