@@ -151,7 +151,7 @@ static unsigned convert_build_id(void *ctx, const char *module, uint8_t *bid)
 	struct convert_out *o = ctx;
 	const struct module *m;
 
-	for (m = o->run->res.mc.all; m; m = m->next) {
+	for (m = o->run->res.mc->all; m; m = m->next) {
 		if (m->build_id_size && !strcmp(m->path, module)) {
 			memcpy(bid, m->build_id, m->build_id_size);
 			return m->build_id_size;
@@ -443,6 +443,8 @@ struct convert_cfg {
 	struct syscap_write_opts sopts; /* --sysprof-version */
 	bool stats;
 	struct report rep;
+	struct run_modcaches *modcaches; /* batch mode: modules kept from
+					  * input to input, or NULL */
 };
 
 /*
@@ -460,6 +462,7 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 	struct run run;
 	int rc;
 
+	ro.modcaches = cfg->modcaches;
 	report_timing_start(&t);
 	strbuf_init(&co.sb);
 	if (convert_writer_new(&co, cfg->fopts, cfg->title, in) < 0) {
@@ -561,6 +564,9 @@ static int convert_batch(struct convert_cfg *cfg, const char *outdir,
 		status = EXIT_BAD;
 		goto out;
 	}
+	/* modules found for one input serve the next ones (run.h); without
+	 * the memory for that, each input has its own */
+	cfg->modcaches = calloc(1, sizeof(*cfg->modcaches));
 	for (i = 0; i < nr; i++) {
 		st[i] = convert_one(cfg, inputs[i], outs[i], fmt);
 		if (st[i] == REPORT_FAILED)
@@ -577,6 +583,11 @@ static int convert_batch(struct convert_cfg *cfg, const char *outdir,
 				fprintf(stderr, "  %s\n", inputs[i]);
 	}
 out:
+	if (cfg->modcaches) {
+		run_modcaches_release(cfg->modcaches);
+		free(cfg->modcaches);
+		cfg->modcaches = NULL;
+	}
 	for (i = 0; outs && i < nr; i++)
 		free(outs[i]);
 	free(outs);

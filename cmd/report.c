@@ -148,6 +148,20 @@ static void report_module(struct strbuf *sb, const struct module *m)
 	strbuf_addch(sb, ',');
 }
 
+/*
+ * Modules the run used that were kept loaded from an earlier input of the
+ * batch instead of being looked up again.
+ */
+static uint64_t report_nr_reused(const struct run *run)
+{
+	const struct module *m;
+	uint64_t n = 0;
+
+	for (m = run->res.mc->all; m; m = m->next)
+		n += m->status != MODULE_PENDING && m->reused;
+	return n;
+}
+
 /* The counts of a finished run, as members of the input's object. */
 static void report_run(struct strbuf *sb, const struct run *run)
 {
@@ -185,9 +199,10 @@ static void report_run(struct strbuf *sb, const struct run *run)
 	report_str_or_null(sb, "kernel_symbols",
 			   symbolizer_has_kallsyms(&run->res.sym) ?
 				   run->kallsyms_used : NULL);
+	report_u64(sb, "modules_reused", report_nr_reused(run));
 	report_key(sb, "modules");
 	strbuf_addch(sb, '[');
-	for (m = run->res.mc.all; m; m = m->next)
+	for (m = run->res.mc->all; m; m = m->next)
 		if (m->status != MODULE_PENDING)
 			report_module(sb, m);
 	report_close(sb, ']');

@@ -3,6 +3,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -330,21 +331,68 @@ static void run_trace(void *ctx, const char *line)
 	fprintf(stderr, "%s\n", line);
 }
 
-/* Sets up one resolver with the options run_init_resolver() worked out. */
-static int run_setup_resolver(void *ctx, struct resolve *r, struct err *err)
+void run_modcaches_release(struct run_modcaches *c)
+{
+	unsigned i;
+
+	for (i = 0; i < POOL_MAX_WORKERS; i++)
+		if (c->ready[i])
+			modcache_release(&c->mc[i]);
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * Modules one kept cache may hold between runs: each keeps up to two file
+ * descriptors open, and all caches together take at most a quarter of the
+ * process's limit.
+ */
+static unsigned run_max_kept(unsigned jobs)
+{
+	struct rlimit rl;
+	rlim_t fds = 1024;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		fds = rl.rlim_cur;
+	fds = fds / 4 / 2 / (jobs ? jobs : 1);
+	return fds > RUN_MAX_KEPT ? RUN_MAX_KEPT : (unsigned)fds;
+}
+
+/* Worker index's kept module cache, or NULL when runs keep none. */
+static struct modcache *run_modcache(struct run *run, unsigned index)
+{
+	struct run_modcaches *c = run->opts->modcaches;
+
+	if (!c || index >= POOL_MAX_WORKERS)
+		return NULL;
+	if (!c->ready[index]) {
+		modcache_init(&c->mc[index], NULL);
+		c->ready[index] = true;
+	}
+	c->mc[index].max_kept = run_max_kept(run->jobs);
+	return &c->mc[index];
+}
+
+/*
+ * Sets up the resolver of worker index (0: the first, or the only one)
+ * with the options run_init_resolver() worked out.
+ */
+static int run_setup_resolver(void *ctx, unsigned index, struct resolve *r,
+			      struct err *err)
 {
 	struct run *run = ctx;
 	const struct perfdata_info *in = source_info(run->rd);
+	struct resolve_opts ro = run->ro;
 	unsigned i;
 
-	if (resolve_init(r, &run->ro, run->arch, err) < 0)
+	ro.mc = run_modcache(run, index);
+	if (resolve_init(r, &ro, run->arch, err) < 0)
 		return -1;
 	resolve_begin_pass(r, run->first_pass);
 	for (i = 0; i < in->nr_build_ids; i++) {
 		const struct perfdata_build_id *b = &in->build_ids[i];
 
 		if (!b->from_mmap &&
-		    modcache_note_build_id(&r->mc, b->filename, b->build_id,
+		    modcache_note_build_id(r->mc, b->filename, b->build_id,
 					   b->size) < 0)
 			return err_set(err, ERR_NOMEM, ERR_NO_OFF,
 				       "build-id list");
@@ -466,7 +514,7 @@ static int run_init_resolver(struct run *run)
 	ro.nr_jit_dirs = i;
 	run->ro = ro;
 	run->arch = arch;
-	if (run_setup_resolver(run, &run->res, &err) < 0) {
+	if (run_setup_resolver(run, 0, &run->res, &err) < 0) {
 		cmd_report_err(run->path, &err);
 		resolve_release(&run->res);
 		return -1;
@@ -557,6 +605,17 @@ static void run_release(void *ctx, void *token)
 	source_release(ctx, token);
 }
 
+/*
+ * After a failed pass: the workers may still hold bytes of the pass's
+ * reader, to be given back through a struct pool_source that lives only as
+ * long as the pass; wait for them and take everything back now.
+ */
+static void run_pass_abandon(struct run *run)
+{
+	if (run->pool)
+		(void)pool_drain(run->pool);
+}
+
 static int run_pass(struct run *run, struct source *rd,
 		    run_sample_fn fn, void *ctx)
 {
@@ -626,6 +685,7 @@ static int run_pass(struct run *run, struct source *rd,
 	run_progress(run, NULL, true);
 	if (rc < 0) {
 		cmd_report_err(run->path, source_err(rd));
+		run_pass_abandon(run);
 		return -1;
 	}
 	if (run->pool && pool_drain(run->pool) < 0)
@@ -634,6 +694,7 @@ static int run_pass(struct run *run, struct source *rd,
 oom:
 	run_progress(run, NULL, true);
 	cmd_error("%s: out of memory", run->path);
+	run_pass_abandon(run);
 	return -1;
 }
 
@@ -745,7 +806,7 @@ int run_capture(struct run *run, const struct run_opts *opts,
 		cmd_error("warning: cannot read kernel symbols from '%s'",
 			  run->kallsyms_used);
 	if (!opts->quiet)
-		lookup_report(&run->lookup, &run->res.mc);
+		lookup_report(&run->lookup, run->res.mc);
 	if (opts->event && run->event_attr < 0 && !opts->quiet)
 		cmd_error("warning: %s: no samples of event '%s'", path,
 			  opts->event);
@@ -856,11 +917,11 @@ void run_print_stats(const struct run *run, FILE *f)
 		symbolizer_has_kallsyms(&run->res.sym) ? run->kallsyms_used :
 		run->res.sym.kallsyms_tried ? "unreadable ([kernel] frames)" :
 		run->kallsyms_used ? "not needed" : "none ([kernel] frames)");
-	fprintf(f, "modules            %u\n", run->res.mc.nr);
+	fprintf(f, "modules            %u\n", run->res.mc->nr);
 	fprintf(f, "  %-10s %-8s %-8s %-6s %-6s %-7s %-7s %-40s %s\n", "status",
 		"samples", "frames", "no-cfi", "no-sym", "cfi", "symbols",
 		"build-id", "path, where found");
-	for (m = run->res.mc.all; m; m = m->next) {
+	for (m = run->res.mc->all; m; m = m->next) {
 		struct modinfo mi;
 
 		if (m->status == MODULE_PENDING)

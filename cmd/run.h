@@ -18,6 +18,7 @@
 #include "unwind/resolve.h"
 
 #define RUN_MAX_BUILDID_DIRS 16
+#define RUN_MAX_KEPT 1024   /* modules a kept module cache holds at most */
 
 struct rsample;
 struct event;
@@ -30,6 +31,21 @@ struct event;
  */
 typedef int (*run_record_fn)(void *ctx, const struct event *ev,
 			     const struct rsample *rs);
+
+/*
+ * Module caches kept from one run to the next (batch mode), so that the
+ * modules every capture may share (see modcache_end_input()) are opened,
+ * decompressed and parsed once.  Cache i serves worker i of every run (0:
+ * the only resolver with one job), so each is used by one thread at a
+ * time, without locks.  The caller owns them: zero-initialised, given to
+ * the runs through run_opts, released after the last run_free().
+ */
+struct run_modcaches {
+	struct modcache mc[POOL_MAX_WORKERS];
+	bool ready[POOL_MAX_WORKERS];
+};
+
+void run_modcaches_release(struct run_modcaches *c);
 
 struct run_opts {
 	bool no_inline, no_kernel, no_fp;
@@ -55,6 +71,8 @@ struct run_opts {
 	struct lookup_opts lookup;       /* --symfs, --archive, --debuginfod */
 	run_record_fn on_record;         /* see run_record_fn; NULL: none */
 	void *record_ctx;
+	struct run_modcaches *modcaches; /* batch mode: kept across runs;
+					  * NULL: each run its own caches */
 };
 
 #define RUN_OPTS_INIT { .min_coverage = -1 }

@@ -63,11 +63,8 @@ void modcache_init(struct modcache *mc, const struct modcache_opts *opts)
 {
 	memset(mc, 0, sizeof(*mc));
 	(void)elf_version(EV_CURRENT);
-	if (opts)
-		mc->opts = *opts;
-	if (!mc->opts.debug_dir)
-		mc->opts.debug_dir = "/usr/lib/debug";
 	mc->tail = &mc->all;
+	modcache_begin_input(mc, opts);
 }
 
 /* The lookup chain: the caller's, else one built from the options. */
@@ -135,23 +132,34 @@ static void module_close_files(struct module *m)
 	m->ehhdr_tried = false;
 }
 
+static void mod_free(struct module *m)
+{
+	module_close_files(m);
+	cfi_cache_free(m->cfi);
+	a2l_free(m->a2l);
+	symtab_free(m->symtab);
+	hashmap_release(&m->symcache);
+	free(m->segs);
+	free(m->path);
+	free(m->file);
+	free(m->debug_file);
+	free(m);
+}
+
+static void mod_free_list(struct module *m)
+{
+	struct module *n;
+
+	for (; m; m = n) {
+		n = m->next;
+		mod_free(m);
+	}
+}
+
 void modcache_release(struct modcache *mc)
 {
-	struct module *m, *n;
-
-	for (m = mc->all; m; m = n) {
-		n = m->next;
-		module_close_files(m);
-		cfi_cache_free(m->cfi);
-		a2l_free(m->a2l);
-		symtab_free(m->symtab);
-		hashmap_release(&m->symcache);
-		free(m->segs);
-		free(m->path);
-		free(m->file);
-		free(m->debug_file);
-		free(m);
-	}
+	mod_free_list(mc->all);
+	mod_free_list(mc->kept);
 	hashmap_release(&mc->by_key);
 	hashmap_release(&mc->known);
 	arena_release(&mc->arena);
@@ -226,6 +234,51 @@ static uint64_t modcache_key(const char *path, const uint8_t *bid,
 	return hashmap_mix(h ^ hashmap_mix(dev) ^ (ino * 31));
 }
 
+/* A new module, not looked up yet; NULL when out of memory. */
+static struct module *mod_new(const char *path, const uint8_t *build_id,
+			      uint8_t build_id_size)
+{
+	struct module *m = mem_zalloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->path = mem_strdup(path);
+	if (!m->path) {
+		free(m);
+		return NULL;
+	}
+	if (build_id_size)
+		memcpy(m->build_id, build_id, MIN(build_id_size, 20));
+	m->build_id_size = MIN(build_id_size, 20);
+	m->fd = m->debug_fd = -1;
+	return m;
+}
+
+/*
+ * The module an earlier input kept for path with the capture's build-id
+ * bid, taken off the kept list; NULL when there is none.  The path must
+ * match too: it names the module's frames and report lines.  A linear
+ * search: it runs once per module an input maps, and the list holds the
+ * distinct modules of the batch.
+ */
+static struct module *mod_unkeep(struct modcache *mc, const char *path,
+				 const uint8_t *bid, uint8_t size)
+{
+	struct module **pm, *m;
+
+	if (!size)
+		return NULL;
+	for (pm = &mc->kept; (m = *pm); pm = &m->next) {
+		if (m->build_id_size == size && !memcmp(m->build_id, bid, size) &&
+		    !strcmp(m->path, path)) {
+			*pm = m->next;
+			m->next = NULL;
+			return m;
+		}
+	}
+	return NULL;
+}
+
 struct module *modcache_get(struct modcache *mc, const char *path,
 			    const uint8_t *build_id, uint8_t build_id_size,
 			    uint64_t dev, uint64_t ino)
@@ -252,22 +305,14 @@ struct module *modcache_get(struct modcache *mc, const char *path,
 		if (!build_id_size && !strcmp(m->path, path))
 			return m;
 	}
-	m = mem_zalloc(1, sizeof(*m));
+	m = mod_unkeep(mc, path, build_id, build_id_size);
+	if (!m)
+		m = mod_new(path, build_id, build_id_size);
 	if (!m)
 		return NULL;
-	m->path = mem_strdup(path);
-	if (!m->path) {
-		free(m);
-		return NULL;
-	}
-	if (build_id_size)
-		memcpy(m->build_id, build_id, MIN(build_id_size, 20));
-	m->build_id_size = MIN(build_id_size, 20);
-	m->fd = m->debug_fd = -1;
 	m->next_hash = first;
 	if (hashmap_put(&mc->by_key, key, m) < 0) {
-		free(m->path);
-		free(m);
+		mod_free(m);
 		return NULL;
 	}
 	*mc->tail = m;
@@ -618,6 +663,13 @@ bool module_load_slow(struct modcache *mc, struct module *m)
 
 	if (m->status != MODULE_PENDING)
 		return m->status == MODULE_OK || m->status == MODULE_UNVERIFIED;
+	if (m->kept) {
+		/* verified for an earlier input: nothing to look up */
+		m->kept = false;
+		m->reused = true;
+		m->status = MODULE_OK;
+		return true;
+	}
 	if (mod_is_special(m->path)) {
 		m->status = MODULE_NO_FILE;
 		return false;
@@ -645,6 +697,100 @@ found:
 	m->why_missing = NULL;
 	mod_find_debug(mc, m);
 	return true;
+}
+
+/* Lookup sources whose answer is the same for every capture of a batch. */
+static bool mod_source_stable(const char *from)
+{
+	static const char *const stable[] = {
+		"--symfs", "recorded path", "build-id cache",
+		"debuginfo directory", ".gnu_debuglink",
+	};
+	size_t i;
+
+	for (i = 0; from && i < ARRAY_SIZE(stable); i++)
+		if (!strcmp(from, stable[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Whether m's files fit any capture that maps its path with its build-id,
+ * found and described as a lookup for that capture would: the capture
+ * gave the build-id and the file matched it, both files came from places
+ * every capture searches alike (not a capture's perf archive or
+ * debuginfod lookups, not this process's vdso), and nothing about them
+ * depends on what the capture happened to use (a refused .eh_frame is
+ * only noticed when its CFI is read).
+ */
+static bool mod_keepable(const struct module *m)
+{
+	if (m->kept)
+		return true;
+	return m->status == MODULE_OK && m->build_id_size &&
+	       !m->build_id_learned && !m->is_jit && m->path[0] != '[' &&
+	       !m->eh_frame_refused && mod_source_stable(m->found_in) &&
+	       (!m->debug_file || mod_source_stable(m->debug_found_in));
+}
+
+/* Clears what m holds for the capture that used it. */
+static void mod_reset_input(struct module *m)
+{
+	m->samples = m->frames = m->no_cfi = m->no_sym = 0;
+	/* its struct sym_loc values live in the capture's symbolizer */
+	hashmap_release(&m->symcache);
+	m->status = MODULE_PENDING;
+	m->kept = true;
+	m->reused = false;
+	m->next_hash = NULL;
+}
+
+/* Frees the kept modules after the first max (the least recently used). */
+static void mod_trim_kept(struct modcache *mc)
+{
+	struct module **pm = &mc->kept;
+	unsigned n = 0;
+
+	while (*pm && n < mc->max_kept) {
+		pm = &(*pm)->next;
+		n++;
+	}
+	mod_free_list(*pm);
+	*pm = NULL;
+}
+
+void modcache_end_input(struct modcache *mc)
+{
+	struct module *m, *n;
+
+	for (m = mc->all; m; m = n) {
+		n = m->next;
+		if (!mc->max_kept || !mod_keepable(m)) {
+			mod_free(m);
+			continue;
+		}
+		mod_reset_input(m);
+		m->next = mc->kept;
+		mc->kept = m;
+	}
+	mod_trim_kept(mc);
+	mc->all = NULL;
+	mc->tail = &mc->all;
+	mc->nr = 0;
+	hashmap_release(&mc->by_key);
+	hashmap_release(&mc->known);
+	arena_release(&mc->arena);  /* the notes, locate_own */
+	mc->locate_own = NULL;
+}
+
+void modcache_begin_input(struct modcache *mc,
+			  const struct modcache_opts *opts)
+{
+	memset(&mc->opts, 0, sizeof(mc->opts));
+	if (opts)
+		mc->opts = *opts;
+	if (!mc->opts.debug_dir)
+		mc->opts.debug_dir = "/usr/lib/debug";
 }
 
 bool module_offset_to_vaddr(const struct module *m, uint64_t off,

@@ -1,6 +1,9 @@
 /*
  * module.h - the module cache: one entry per ELF file the capture's
  * mappings refer to, loaded once per run and shared by every process.
+ * In batch mode one cache serves several captures in turn, and modules
+ * whose files fit every capture stay loaded from one to the next
+ * (modcache_end_input()).
  *
  * An entry is keyed by build-id when the capture gives one, else by path
  * and inode.  The file is found at the recorded path only when its build-id
@@ -116,6 +119,12 @@ struct module {
 	uint64_t no_cfi;          /* walks that stopped here for lack of CFI */
 	uint64_t no_sym;          /* frames without a symbol */
 
+	/* Batch mode (modcache_end_input()). */
+	bool kept;                /* loaded for an earlier input and not yet
+				   * used by this one (status PENDING):
+				   * module_load() takes it as it is */
+	bool reused;              /* this input took it so */
+
 	struct module *next_hash; /* chain in the cache's table */
 	struct module *next;      /* all modules, in creation order */
 };
@@ -137,11 +146,37 @@ struct modcache {
 	struct hashmap known;     /* hash of path -> struct modcache_known */
 	struct module *all, **tail;
 	unsigned nr;
+	struct module *kept;      /* loaded for earlier inputs and not mapped
+				   * by this one yet (chained by next), the
+				   * most recently used first */
+	unsigned max_kept;        /* modcache_end_input() keeps at most this
+				   * many (each holds up to two file
+				   * descriptors); 0: none */
 	struct arena arena;
 };
 
 void modcache_init(struct modcache *mc, const struct modcache_opts *opts);
 void modcache_release(struct modcache *mc);
+
+/*
+ * Batch mode: one cache for several captures in turn, the modules of one
+ * capture (all, by_key, nr), its build-id notes and lookup chain at a
+ * time.  modcache_end_input() closes a capture: its modules are freed,
+ * except those whose files fit any capture (the capture gave the build-id
+ * and the file was verified against it, found where every capture looks:
+ * the recorded path, --symfs, the build-id caches, the debuginfo
+ * directories; not [vdso], not in a perf archive or from debuginfod),
+ * which are kept loaded (ELF files, DWARF, symbol table, compiled CFI)
+ * with the capture's counts and symbol cache cleared, up to max_kept of
+ * them, those the capture used first.
+ * modcache_begin_input() starts the next capture with its options.  A kept
+ * module returns when the capture maps the same path with the same
+ * build-id, and counts as used by it (listed in reports) once
+ * module_load() takes it, as a new one would once looked up.
+ */
+void modcache_begin_input(struct modcache *mc,
+			  const struct modcache_opts *opts);
+void modcache_end_input(struct modcache *mc);
 
 /*
  * The module for a mapping of path with the given build-id (size 0 if
@@ -161,10 +196,10 @@ int modcache_note_build_id(struct modcache *mc, const char *path,
 			   const uint8_t *bid, uint8_t size);
 
 /*
- * Finds and opens the module's files (once).  Returns true when the module
- * has a usable ELF (status OK or UNVERIFIED).  module_load() answers from
- * the status once it is known; module_load_slow() does the first call's
- * work.
+ * Finds and opens the module's files (once; a kept module's are there
+ * already).  Returns true when the module has a usable ELF (status OK or
+ * UNVERIFIED).  module_load() answers from the status once it is known;
+ * module_load_slow() does the first call's work.
  */
 bool module_load_slow(struct modcache *mc, struct module *m);
 

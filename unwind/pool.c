@@ -930,7 +930,7 @@ struct pool *pool_start(unsigned nr, struct resolve *first, pool_init_fn init,
 			w->res = first;
 			continue;
 		}
-		if (init(init_ctx, &w->own, err) < 0) {
+		if (init(init_ctx, i, &w->own, err) < 0) {
 			/* a half set-up resolver is released too */
 			w->own_ready = true;
 			goto fail;

@@ -34,8 +34,13 @@
 
 struct pool;
 
-/* Sets up worker i's resolver; returns 0 or -1 with *err filled. */
-typedef int (*pool_init_fn)(void *ctx, struct resolve *r, struct err *err);
+/*
+ * Sets up the resolver of worker index (1..nr-1); returns 0 or -1 with
+ * *err filled.  The index lets the caller give each worker what it uses
+ * without locks, such as a module cache kept across captures.
+ */
+typedef int (*pool_init_fn)(void *ctx, unsigned index, struct resolve *r,
+			    struct err *err);
 /* Takes one resolved sample, valid during the call; 0, or -1 to stop. */
 typedef int (*pool_emit_fn)(void *ctx, const struct rsample *s);
 

@@ -20,7 +20,7 @@ static bool resolve_same_function(void *ctx, struct module *a, uint64_t rel_a,
 	uint64_t fa = 0, fb = 0;
 
 
-	return a == b && !a->is_jit && module_load(&r->mc, a) &&
+	return a == b && !a->is_jit && module_load(r->mc, a) &&
 	       ehhdr_function_start(a, rel_a, &fa) &&
 	       ehhdr_function_start(b, rel_b, &fb) && fa == fb;
 }
@@ -39,14 +39,20 @@ int resolve_init(struct resolve *r, const struct resolve_opts *opts,
 	mopts.nr_buildid_dirs = r->opts.nr_buildid_dirs;
 	mopts.locate = r->opts.locate;
 	mopts.use_live_vdso = r->opts.use_live_vdso;
-	modcache_init(&r->mc, &mopts);
-	aspace_init(&r->as, &r->mc);
+	if (r->opts.mc) {
+		r->mc = r->opts.mc;
+		modcache_begin_input(r->mc, &mopts);
+	} else {
+		r->mc = &r->own_mc;
+		modcache_init(r->mc, &mopts);
+	}
+	aspace_init(&r->as, r->mc);
 	symbolizer_init(&r->sym, !r->opts.no_inline);
 	jit_init(&r->jit, r->opts.jit_dirs, r->opts.nr_jit_dirs);
 	uopts.max_frames = r->opts.max_frames;
 	uopts.no_fp = r->opts.no_fp;
 	uopts.max_scan = r->opts.max_scan;
-	if (unwinder_init(&r->uw, r->arch, &r->mc, &uopts) < 0)
+	if (unwinder_init(&r->uw, r->arch, r->mc, &uopts) < 0)
 		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "unwinder");
 	r->sf = mem_zalloc(r->uw.opts.max_frames * 2, sizeof(*r->sf));
 	r->sf2 = mem_zalloc(r->uw.opts.max_frames * 2, sizeof(*r->sf2));
@@ -74,9 +80,13 @@ void resolve_release(struct resolve *r)
 	unwinder_release(&r->uw);
 	symbolizer_release(&r->sym);
 	aspace_release(&r->as);
-	modcache_release(&r->mc);
 	stitcher_free(r->st);
 	jit_release(&r->jit);
+	/* last: the above point to modules */
+	if (r->mc == &r->own_mc)
+		modcache_release(r->mc);
+	else if (r->mc)
+		modcache_end_input(r->mc);
 	hashmap_release(&r->lives);
 	free(r->frames);
 	free(r->sf);
@@ -89,7 +99,7 @@ void resolve_begin_pass(struct resolve *r, enum resolve_pass pass)
 {
 	if (pass == RESOLVE_FINAL || pass == RESOLVE_RETRY) {
 		aspace_release(&r->as);
-		aspace_init(&r->as, &r->mc);
+		aspace_init(&r->as, r->mc);
 		hashmap_release(&r->lives);
 	}
 	r->seq = 0;
@@ -175,7 +185,7 @@ static const struct sym_loc *resolve_user_addr(struct resolve *r,
 	if (!m)
 		return symbolize_unmapped(&r->sym);
 	rel = addr - m->start + m->pgoff;
-	if (module_load(&r->mc, m->mod))
+	if (module_load(r->mc, m->mod))
 		(void)module_offset_to_vaddr(m->mod, rel, &rel);
 	return symbolize_user(&r->sym, m->mod, m->mod->path, rel);
 }
@@ -511,7 +521,7 @@ int resolve_event(struct resolve *r, const struct event *ev,
 	case EVENT_SAMPLE:
 		return resolve_sample(r, ev, out);
 	case EVENT_BUILD_ID:
-		return modcache_note_build_id(&r->mc, ev->build_id.filename,
+		return modcache_note_build_id(r->mc, ev->build_id.filename,
 					      ev->build_id.build_id,
 					      ev->build_id.build_id_size);
 	case EVENT_EXIT:
@@ -575,20 +585,21 @@ int resolve_add_counts(struct resolve *dst, struct resolve *src)
 		else if (!dst->sym.shared)
 			dst->sym.shared = src->sym.shared;
 	}
-	for (m = src->mc.all; m; m = m->next) {
+	for (m = src->mc->all; m; m = m->next) {
 		struct module *d;
 
 		if (m->status == MODULE_PENDING)
 			continue;
-		d = resolve_same_module(&dst->mc, m);
+		d = resolve_same_module(dst->mc, m);
 		if (!d)
 			return -1;
 		if (d->status == MODULE_PENDING)
-			module_load(&dst->mc, d);
+			module_load(dst->mc, d);
 		d->samples += m->samples;
 		d->frames += m->frames;
 		d->no_cfi += m->no_cfi;
 		d->no_sym += m->no_sym;
+		d->reused |= m->reused;
 	}
 	return 0;
 }

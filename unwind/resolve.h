@@ -42,6 +42,11 @@ struct resolve_opts {
 	bool validate_stitch;    /* measure stitching on complete stacks */
 	const char *const *jit_dirs; /* perf-PID.map, jit-PID.dump elsewhere */
 	unsigned nr_jit_dirs;
+	struct modcache *mc;     /* batch mode: a module cache kept from
+				  * input to input (borrowed, used without
+				  * locks: one resolver at a time); resolve
+				  * begins and ends this input on it.  NULL:
+				  * a cache of the resolver's own */
 };
 
 struct resolve_stats {
@@ -82,7 +87,8 @@ enum resolve_pass {
 struct resolve {
 	struct resolve_opts opts;
 	const struct regs_arch *arch;
-	struct modcache mc;
+	struct modcache *mc;     /* opts.mc, else &own_mc */
+	struct modcache own_mc;
 	struct aspace as;
 	struct symbolizer sym;
 	struct unwinder uw;
@@ -123,9 +129,10 @@ int resolve_event(struct resolve *r, const struct event *ev,
 void resolve_begin_pass(struct resolve *r, enum resolve_pass pass);
 
 /*
- * Adds src's counts (statistics, per-module counts, root-cache counters)
- * into dst, for resolvers that served disjoint sets of threads of the same
- * capture, and takes over the kernel symbols src read when dst did not.
+ * Adds src's counts (statistics, per-module counts and whether a module
+ * was kept from an earlier input, root-cache counters) into dst, for
+ * resolvers that served disjoint sets of threads of the same capture, and
+ * takes over the kernel symbols src read when dst did not.
  * Returns 0 or -1 (out of memory).
  */
 int resolve_add_counts(struct resolve *dst, struct resolve *src);
