@@ -64,7 +64,9 @@ static void *pd_mapper_map(const struct pd_mapper *m, uint64_t base,
 
 static size_t pd_mapper_len(const struct pd_mapper *m, uint64_t base)
 {
-	return (size_t)MIN((uint64_t)m->window + PD_MAPPER_SLACK,
+	/* from the earliest page the reader may start at, a whole window
+	 * however late it starts (and a page for the rounding) */
+	return (size_t)MIN((uint64_t)m->window + 2 * PD_MAPPER_SLACK,
 			   m->data_end - base);
 }
 
@@ -138,16 +140,18 @@ struct pd_mapper *pd_mapper_start(int fd, uint64_t data_end, size_t window)
 	return m;
 }
 
-/* Asks for the window after [base, base + len); called with the lock. */
-static void pd_mapper_want_next_locked(struct pd_mapper *m, uint64_t base,
-				       uint64_t len)
+/*
+ * Asks for the window after one that ends at file offset end: the reader
+ * will want it from the page of the record that end cuts, at most a
+ * record before end.  Called with the lock held.
+ */
+static void pd_mapper_want_next_locked(struct pd_mapper *m, uint64_t end)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), next;
 
-	if (base + len >= m->data_end)
+	if (end >= m->data_end)
 		return;
-	next = base + len > PD_MAPPER_SLACK ? base + len - PD_MAPPER_SLACK :
-					      0;
+	next = end > PD_MAPPER_SLACK ? end - PD_MAPPER_SLACK : 0;
 	m->want = true;
 	m->want_base = next - next % page;
 	pthread_cond_signal(&m->wake);
@@ -156,17 +160,19 @@ static void pd_mapper_want_next_locked(struct pd_mapper *m, uint64_t base,
 void *pd_mapper_take(struct pd_mapper *m, uint64_t base, uint64_t len,
 		     void **map, size_t *map_len)
 {
+	uint64_t end = base + len;
 	void *p = NULL;
 
 	pthread_mutex_lock(&m->lock);
-	/* the window being mapped is most likely the one wanted: wait */
-	while (m->busy && !m->ready)
+	/* the window asked for or being mapped is most likely this: wait */
+	while ((m->busy || (m->want && m->want_base <= base)) && !m->ready)
 		pthread_cond_wait(&m->done, &m->lock);
 	if (m->ready && m->ready_base <= base &&
 	    base + len <= m->ready_base + m->ready_map.len) {
 		*map = m->ready_map.p;
 		*map_len = m->ready_map.len;
 		p = (uint8_t *)m->ready_map.p + (base - m->ready_base);
+		end = m->ready_base + m->ready_map.len;
 		m->ready = false;
 	} else if (m->ready) {
 		/* a wrong guess: the thread unmaps it */
@@ -176,7 +182,7 @@ void *pd_mapper_take(struct pd_mapper *m, uint64_t base, uint64_t len,
 			munmap(m->ready_map.p, m->ready_map.len);
 		m->ready = false;
 	}
-	pd_mapper_want_next_locked(m, base, len);
+	pd_mapper_want_next_locked(m, end);
 	pthread_mutex_unlock(&m->lock);
 	return p;
 }

@@ -108,8 +108,8 @@ done
 # --- corrupt first inputs do not spoil the others ---
 # cut: fails reading the header; mid: zeros at 90% of its records (the
 # reader sorts a round of records before handing out its first): it fails
-# part way, with modules loaded (kept for the next inputs), and with -j2
-# while the workers still hold bytes of its reader.
+# part way (usually with modules loaded, kept for the next inputs), and
+# with -j2 while the workers still hold bytes of its reader.
 head -c 40000 "$T/threads.data" >"$T/in/cut.data"
 cp "$T/threads.data" "$T/in/mid.data"
 python3 - "$T/in/mid.data" <<'PY' || skip_all "cannot patch a capture"
@@ -141,8 +141,10 @@ assert [i['status'] for i in d] == ['failed', 'failed', 'ok', 'ok'], d
 for i, n in ((2, 'a'), (3, 'b')):
     lone = json.load(open('%s/lone.%s.j%s.json' % (T, n, j)))['inputs'][0]
     assert d[i]['modules'] == lone['modules'], n
-    # a reuses what the failed input loaded
-    assert d[i]['modules_reused'] > 0, (n, d[i]['modules_reused'])
+# b reuses what a loaded.  (Whether a reuses modules of the failed input
+# depends on how far that got: the reader orders a whole round of records
+# before handing out the first, and a short capture may be one round.)
+assert d[3]['modules_reused'] > 0, d[3]['modules_reused']
 PY
 done
 done_testing
