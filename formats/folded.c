@@ -217,9 +217,13 @@ static uint64_t folded_raw_hash(const struct folded *f,
 	h = hashmap_mix(h ^ (uint64_t)(uint32_t)pid ^
 			((uint64_t)(uint32_t)tid << 32));
 	h = hashmap_mix(h ^ (uintptr_t)marker ^ s->nr_kernel);
-	for (i = 0; i < s->nr_frames; i++)
-		h = hashmap_mix(h ^ (uintptr_t)s->frames[i].loc ^
-				(f->opts.annotate ? s->frames[i].origin : 0));
+	/* one multiply per frame: the table mixes the result again */
+	for (i = 0; i < s->nr_frames; i++) {
+		h = (h ^ (uintptr_t)s->frames[i].loc ^
+		     (f->opts.annotate ? s->frames[i].origin : 0)) *
+		    0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
 	return h;
 }
 

@@ -59,14 +59,19 @@ static inline void regs_set(struct regs *r, unsigned n, uint64_t v)
 	}
 }
 
-/* *out = *in, copying only the registers up to the highest valid one. */
+#define REGS_COPY_SHORT 17  /* x86_64's DWARF registers 0..16 */
+
+/*
+ * *out = *in, as far as the valid registers go.  Copies of a constant
+ * size (x86_64's registers, or all) compile to a few vector moves; a
+ * variable one would be a slow "rep movs".
+ */
 static inline void regs_copy(struct regs *out, const struct regs *in)
 {
-	unsigned n = in->valid ? 64 - (unsigned)__builtin_clzll(in->valid) : 0;
-
-	if (n > REGS_MAX)
-		n = REGS_MAX;
-	memcpy(out->r, in->r, n * sizeof(in->r[0]));
+	if (!(in->valid >> REGS_COPY_SHORT))
+		memcpy(out->r, in->r, REGS_COPY_SHORT * sizeof(in->r[0]));
+	else
+		memcpy(out->r, in->r, sizeof(in->r));
 	out->valid = in->valid;
 }
 
