@@ -248,12 +248,21 @@ void pd_prefetch_record(struct perfdata_reader *r, const struct pd_qent *q)
 		return;
 	dyn = len - l->tail;
 	stack = dyn - ssize;
+	__builtin_prefetch(p + dyn);
+	__builtin_prefetch(p + stack - 1);
+	/*
+	 * Registers and stack: for this thread's unwinder.  With workers
+	 * (a mapper too) another core reads them: fetching them here would
+	 * only make that core get them from this one.
+	 */
+	if (r->mapper) {
+		__builtin_prefetch(p + stack - l->head);
+		return;
+	}
 	for (o = stack - l->head; o < stack; o += 64)
 		__builtin_prefetch(p + o);
-	__builtin_prefetch(p + stack - 1);
 	for (i = 0; i < PD_PREFETCH_STACK_LINES && i * 64 < ssize; i++)
 		__builtin_prefetch(p + stack + i * 64);
-	__builtin_prefetch(p + dyn);
 }
 
 /* Takes n u64 slots from the event's scratch array. */

@@ -24,6 +24,7 @@
 #define POOL_BATCHES_PER_WORKER 3u
 #define POOL_EMIT_RUN 256u            /* results emitted per unlock */
 #define POOL_PREFETCH_STACK 512u      /* stack bytes fetched ahead */
+#define POOL_PREFETCH_AHEAD 4u        /* samples whose data is fetched ahead */
 
 enum pool_msg_kind {
 	POOL_MSG_EVENT,         /* to resolve: struct pool_msg */
@@ -240,12 +241,17 @@ static void pool_unpack_sample(const struct pool_sample_msg *m,
 /* Resolves every message of b into b->out; returns 0 or -1 (memory). */
 static int pool_run_batch(struct pool_worker *w, struct pool_batch *b)
 {
-	size_t off = 0, deferred;
+	size_t off = 0, ahead = 0, deferred;
 	struct rsample rs;
+	unsigned i;
 	int rc;
 
 	b->out_len = 0;
-	pool_prefetch(b->buf, MIN(b->len, 2 * sizeof(struct pool_sample_msg)));
+	/* the data of the first POOL_PREFETCH_AHEAD samples */
+	for (i = 0; i < POOL_PREFETCH_AHEAD && ahead < b->len; i++) {
+		pool_prefetch_sample((const struct pool_hdr *)(b->buf + ahead));
+		ahead += ((const struct pool_hdr *)(b->buf + ahead))->size;
+	}
 	while (off < b->len) {
 		struct pool_hdr *h = (struct pool_hdr *)(b->buf + off);
 		struct pool_msg *m = (struct pool_msg *)h;
@@ -254,15 +260,13 @@ static int pool_run_batch(struct pool_worker *w, struct pool_batch *b)
 		struct event sample;
 
 		off += h->size;
-		/* the next message's data, and the one after it */
-		if (off < b->len) {
+		/* and of one more sample ahead for each sample resolved */
+		if (ahead < b->len) {
 			const struct pool_hdr *n =
-				(const struct pool_hdr *)(b->buf + off);
+				(const struct pool_hdr *)(b->buf + ahead);
 
 			pool_prefetch_sample(n);
-			if (off + n->size < b->len)
-				pool_prefetch(b->buf + off + n->size,
-					      sizeof(struct pool_sample_msg));
+			ahead += n->size;
 		}
 		if (h->kind == POOL_MSG_PASS) {
 			resolve_begin_pass(w->res, m->pass);
