@@ -14,10 +14,12 @@
 #include <elf.h>
 #include <gelf.h>
 #include <libdeflate.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "common/base.h"
 #include "common/mem.h"
@@ -173,7 +175,8 @@ static void dwimage_headers(Elf *elf, uint8_t *img, const uint8_t *raw,
 	memcpy(img, raw, (size_t)MIN(end, (uint64_t)raw_size));
 }
 
-void *dwimage_build(Elf *elf, size_t *size)
+/* Builds the image of elf (see dwimage_build()), for one owner. */
+static void *dwimage_make(Elf *elf, size_t *size)
 {
 	struct libdeflate_decompressor *dec = NULL;
 	struct dwimage_sec *secs = NULL;
@@ -269,14 +272,125 @@ fail:
 	return NULL;
 }
 
+/* Unmaps an image from dwimage_make(). */
+static void dwimage_unmap(void *image)
+{
+	uint8_t *base = (uint8_t *)image - DWIMAGE_HDR;
+	size_t map_size;
+
+	memcpy(&map_size, base, sizeof(map_size));
+	mem_unmap(base, map_size);
+}
+
+/* Makes an image from dwimage_make() read-only: it is shared now. */
+static void dwimage_seal(void *image)
+{
+	uint8_t *base = (uint8_t *)image - DWIMAGE_HDR;
+	size_t map_size;
+
+	memcpy(&map_size, base, sizeof(map_size));
+	(void)mprotect(base, map_size, PROT_READ);
+}
+
+/*
+ * The images of the process, shared by every thread (each worker has its
+ * own modules, with their own Elf and Dwarf handles, but the bytes libdw
+ * reads are the same).  A file is known by its build-id and size: a
+ * runtime file and its debug file share the build-id, not the size.
+ */
+struct dwimage_entry {
+	struct dwimage_entry *next;
+	uint8_t bid[64];
+	unsigned bid_len;
+	size_t raw_size;
+	void *image;             /* NULL while being built, or if that failed */
+	size_t size;
+	unsigned refs;
+	bool building;
+};
+
+static pthread_mutex_t dwimage_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t dwimage_built = PTHREAD_COND_INITIALIZER;
+static struct dwimage_entry *dwimage_entries;
+
+static struct dwimage_entry *dwimage_find_locked(const uint8_t *bid,
+						 unsigned bid_len,
+						 size_t raw_size)
+{
+	struct dwimage_entry *e;
+
+	for (e = dwimage_entries; e; e = e->next)
+		if (e->bid_len == bid_len && e->raw_size == raw_size &&
+		    !memcmp(e->bid, bid, bid_len))
+			return e;
+	return NULL;
+}
+
+void *dwimage_build(Elf *elf, size_t *size)
+{
+	struct dwimage_entry *e;
+	uint8_t bid[64];
+	unsigned bid_len = module_elf_build_id(elf, bid, sizeof(bid));
+	size_t raw_size = 0;
+	void *image;
+
+	if (!bid_len || !elf_rawfile(elf, &raw_size))
+		return dwimage_make(elf, size);   /* not shared */
+	pthread_mutex_lock(&dwimage_lock);
+	e = dwimage_find_locked(bid, bid_len, raw_size);
+	while (e && e->building)
+		pthread_cond_wait(&dwimage_built, &dwimage_lock);
+	if (e) {
+		if (e->image)
+			e->refs++;
+		*size = e->size;
+		image = e->image;
+		pthread_mutex_unlock(&dwimage_lock);
+		return image;
+	}
+	e = mem_zalloc(1, sizeof(*e));
+	if (!e) {
+		pthread_mutex_unlock(&dwimage_lock);
+		return NULL;
+	}
+	memcpy(e->bid, bid, bid_len);
+	e->bid_len = bid_len;
+	e->raw_size = raw_size;
+	e->building = true;
+	e->next = dwimage_entries;
+	dwimage_entries = e;
+	pthread_mutex_unlock(&dwimage_lock);
+
+	image = dwimage_make(elf, size);
+	if (image)
+		dwimage_seal(image);
+	pthread_mutex_lock(&dwimage_lock);
+	e->building = false;
+	e->image = image;
+	e->size = image ? *size : 0;
+	e->refs = image ? 1 : 0;
+	pthread_cond_broadcast(&dwimage_built);
+	pthread_mutex_unlock(&dwimage_lock);
+	return image;
+}
+
 void dwimage_free(void *image)
 {
-	uint8_t *base;
-	size_t map_size;
+	struct dwimage_entry **pp, *e;
 
 	if (!image)
 		return;
-	base = (uint8_t *)image - DWIMAGE_HDR;
-	memcpy(&map_size, base, sizeof(map_size));
-	mem_unmap(base, map_size);
+	pthread_mutex_lock(&dwimage_lock);
+	for (pp = &dwimage_entries; (e = *pp); pp = &e->next)
+		if (e->image == image)
+			break;
+	if (e && --e->refs == 0)
+		*pp = e->next;
+	pthread_mutex_unlock(&dwimage_lock);
+	if (!e) {
+		dwimage_unmap(image);   /* not shared */
+	} else if (!e->refs) {
+		dwimage_unmap(image);
+		free(e);
+	}
 }

@@ -19,12 +19,15 @@
  * The copy of elf (a file in this machine's byte order), or NULL when elf
  * has no zlib-compressed DWARF section (or is not usable that way, or
  * memory ran out): then give elf to libdw as it is.  On success *size is
- * the image's size; the caller owns the image (dwimage_free()) and must
- * keep it as long as an Elf made from it with elf_memory() lives.
+ * the image's size; the caller holds a reference to the image
+ * (dwimage_free() drops it) and must keep it as long as an Elf made from
+ * it with elf_memory() lives.  Thread-safe: the image of a file with a
+ * build-id is built once and shared, read-only, by every caller (each
+ * worker thread opens the same libc debug file; one decompresses it).
  */
 void *dwimage_build(Elf *elf, size_t *size);
 
-/* Frees an image from dwimage_build(); NULL is allowed. */
+/* Drops a reference from dwimage_build(); NULL is allowed. */
 void dwimage_free(void *image);
 
 #endif

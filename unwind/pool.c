@@ -110,6 +110,7 @@ struct pool_worker {
 	bool running;             /* resolving a batch */
 	uint64_t pass_seq0;       /* the pass's first sequence number */
 	uint64_t last_deferred;   /* pass ordinal of its last deferred sample */
+	volatile uint64_t warm_sum; /* pool_warm_batch()'s, to keep its loads */
 	struct pool_batch *queue, **queue_tail;
 	pthread_cond_t wake;
 	struct pool_batch *open;  /* being filled by the reading thread */
@@ -180,8 +181,6 @@ static int pool_result_add(struct pool_batch *b, uint64_t seq,
 	return 0;
 }
 
-static volatile uint64_t pool_warm_sink;  /* keeps pool_warm_batch()'s loads */
-
 /* Starts loading [p, p + len) into the cache. */
 static void pool_prefetch(const void *p, size_t len)
 {
@@ -218,7 +217,7 @@ static void pool_prefetch_sample(const struct pool_hdr *h)
  * samples ahead did not help (measured on the large bench capture); in a
  * burst the misses overlap.
  */
-static void pool_warm_batch(const struct pool_batch *b)
+static uint64_t pool_warm_batch(const struct pool_batch *b)
 {
 	uint64_t sum = 0;
 	size_t off, i;
@@ -237,7 +236,7 @@ static void pool_warm_batch(const struct pool_batch *b)
 		     i += 64)
 			sum += *(const volatile uint64_t *)(m->stack + i);
 	}
-	pool_warm_sink = sum;
+	return sum;
 }
 
 /* The event (and its attribute) a sample message stands for. */
@@ -281,7 +280,7 @@ static int pool_run_batch(struct pool_worker *w, struct pool_batch *b)
 	int rc;
 
 	b->out_len = 0;
-	pool_warm_batch(b);
+	w->warm_sum = pool_warm_batch(b);   /* keeps the loads */
 	/* the data of the first POOL_PREFETCH_AHEAD samples */
 	for (i = 0; i < POOL_PREFETCH_AHEAD && ahead < b->len; i++) {
 		pool_prefetch_sample((const struct pool_hdr *)(b->buf + ahead));
