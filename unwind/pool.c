@@ -229,12 +229,13 @@ static uint64_t pool_warm_batch(const struct pool_batch *b)
 
 		if (m->h.kind != POOL_MSG_SAMPLE)
 			continue;
-		for (i = 0; m->regs && i < m->regs_nr; i += 8)
-			sum += ((const volatile uint64_t *)m->regs)[i];
+		/* a byte a line: records need not be aligned (pipe mode) */
+		for (i = 0; m->regs && i < m->regs_nr * 8; i += 64)
+			sum += ((const volatile uint8_t *)m->regs)[i];
 		for (i = 0; m->stack &&
-			    i + 8 <= MIN(m->stack_dyn_size, POOL_WARM_STACK);
+			    i < MIN(m->stack_dyn_size, POOL_WARM_STACK);
 		     i += 64)
-			sum += *(const volatile uint64_t *)(m->stack + i);
+			sum += ((const volatile uint8_t *)m->stack)[i];
 	}
 	return sum;
 }

@@ -28,7 +28,7 @@ export TOP BUILD RESTACK TESTDATA LC_ALL=C
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/restack-test.XXXXXX")
 mkdir -p "$T/home"
-trap 'rm -rf "$T"' EXIT
+trap '[ -n "${RESTACK_KEEP_TMP:-}" ] || rm -rf "$T"' EXIT
 
 lib_failed=0
 
