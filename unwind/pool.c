@@ -23,8 +23,6 @@
 #define POOL_BATCH_SAMPLES 1024u       /* samples per batch at most */
 #define POOL_BATCHES_PER_WORKER 3u
 #define POOL_EMIT_RUN 256u            /* results emitted per unlock */
-#define POOL_PREFETCH_STACK 512u      /* stack bytes fetched ahead */
-#define POOL_PREFETCH_AHEAD 4u        /* samples whose data is fetched ahead */
 #define POOL_WARM_STACK 256u          /* stack bytes read ahead per sample */
 
 enum pool_msg_kind {
@@ -181,33 +179,6 @@ static int pool_result_add(struct pool_batch *b, uint64_t seq,
 	return 0;
 }
 
-/* Starts loading [p, p + len) into the cache. */
-static void pool_prefetch(const void *p, size_t len)
-{
-	const char *c = p;
-	size_t i;
-
-	if (!c)
-		return;
-	for (i = 0; i < len; i += 64)
-		__builtin_prefetch(c + i);
-}
-
-/*
- * What resolving sample message m reads first: its registers and the
- * words at the bottom of its stack copy, which the reading thread never
- * touched or touched on another core.  m itself must be in cache by now.
- */
-static void pool_prefetch_sample(const struct pool_hdr *h)
-{
-	const struct pool_sample_msg *m = (const struct pool_sample_msg *)h;
-
-	if (h->kind != POOL_MSG_SAMPLE)
-		return;
-	pool_prefetch(m->regs, m->regs_nr * 8);
-	pool_prefetch(m->stack, MIN(m->stack_dyn_size, POOL_PREFETCH_STACK));
-}
-
 /*
  * Reads the registers and the bottom of the stack copy of every sample
  * of the batch, in one burst of independent loads, before resolving any.
@@ -275,18 +246,12 @@ static void pool_unpack_sample(const struct pool_sample_msg *m,
 /* Resolves every message of b into b->out; returns 0 or -1 (memory). */
 static int pool_run_batch(struct pool_worker *w, struct pool_batch *b)
 {
-	size_t off = 0, ahead = 0, deferred;
+	size_t off = 0, deferred;
 	struct rsample rs;
-	unsigned i;
 	int rc;
 
 	b->out_len = 0;
 	w->warm_sum = pool_warm_batch(b);   /* keeps the loads */
-	/* the data of the first POOL_PREFETCH_AHEAD samples */
-	for (i = 0; i < POOL_PREFETCH_AHEAD && ahead < b->len; i++) {
-		pool_prefetch_sample((const struct pool_hdr *)(b->buf + ahead));
-		ahead += ((const struct pool_hdr *)(b->buf + ahead))->size;
-	}
 	while (off < b->len) {
 		struct pool_hdr *h = (struct pool_hdr *)(b->buf + off);
 		struct pool_msg *m = (struct pool_msg *)h;
@@ -295,14 +260,6 @@ static int pool_run_batch(struct pool_worker *w, struct pool_batch *b)
 		struct event sample;
 
 		off += h->size;
-		/* and of one more sample ahead for each sample resolved */
-		if (ahead < b->len) {
-			const struct pool_hdr *n =
-				(const struct pool_hdr *)(b->buf + ahead);
-
-			pool_prefetch_sample(n);
-			ahead += n->size;
-		}
 		if (h->kind == POOL_MSG_PASS) {
 			resolve_begin_pass(w->res, m->pass);
 			w->pass_seq0 = h->seq;
@@ -424,16 +381,10 @@ static void pool_emit_ready_locked(struct pool *p)
 		if (!n)
 			return;
 		pthread_mutex_unlock(&p->lock);
-		for (i = 0; i < n; i++) {
-			/* written on another core: fetch the next ahead */
-			if (i + 1 < n && run[i + 1]->has)
-				pool_prefetch(run[i + 1]->rs.frames,
-					      run[i + 1]->rs.nr_frames *
-						      sizeof(struct rframe));
+		for (i = 0; i < n; i++)
 			if (run[i]->has && !p->failed &&
 			    p->emit(p->emit_ctx, &run[i]->rs) < 0)
 				p->failed = true;
-		}
 		pthread_mutex_lock(&p->lock);
 		for (i = 0; i < n; i++) {
 			struct pool_batch *b = run[i]->batch;
