@@ -188,6 +188,29 @@ static void test_fetch(void)
 	dbgd_free(d);
 }
 
+/* Whether /usr/lib/x.so's candidates of kind are "PATH FROM" of want. */
+static bool locate_order_is(const struct locate_opts *o,
+			    enum locate_kind kind, const uint8_t *bid,
+			    const char *const *want, unsigned nr_want)
+{
+	struct locate_iter it = { 0 };
+	char path[256], got[320];
+	const char *from;
+	unsigned n = 0;
+	bool same = true;
+
+	while (locate_next(o, kind, "/usr/lib/x.so", bid, 3, &it, path,
+			   sizeof(path), &from)) {
+		snprintf(got, sizeof(got), "%s %s", path, from);
+		if (n >= nr_want || strcmp(got, want[n])) {
+			DIAG("candidate %u: %s", n, got);
+			same = false;
+		}
+		n++;
+	}
+	return same && n == nr_want;
+}
+
 static void test_locate_order(void)
 {
 	static const struct locate_dir dirs[] = {
@@ -218,38 +241,16 @@ static void test_locate_order(void)
 	};
 	const uint8_t bid[3] = { 0xab, 0xcd, 0xef };
 	struct locate_iter it = { 0 };
-	char path[256], got[320];
+	char path[256];
 	const char *from;
 	unsigned n = 0;
-	bool same = true;
 
-	while (locate_next(&o, LOCATE_EXE, "/usr/lib/x.so", bid, 3, &it, path,
-			   sizeof(path), &from)) {
-		snprintf(got, sizeof(got), "%s %s", path, from);
-		if (n >= ARRAY_SIZE(want_exe) || strcmp(got, want_exe[n])) {
-			DIAG("candidate %u: %s", n, got);
-			same = false;
-		}
-		n++;
-	}
-	CHECK(same && n == ARRAY_SIZE(want_exe),
+	CHECK(locate_order_is(&o, LOCATE_EXE, bid, want_exe,
+			      ARRAY_SIZE(want_exe)),
 	      "executable candidates in lookup order");
-	memset(&it, 0, sizeof(it));
-	n = 0;
-	same = true;
-	while (locate_next(&o, LOCATE_DEBUG, "/usr/lib/x.so", bid, 3, &it,
-			   path, sizeof(path), &from)) {
-		snprintf(got, sizeof(got), "%s %s", path, from);
-		if (n >= ARRAY_SIZE(want_debug) || strcmp(got, want_debug[n])) {
-			DIAG("candidate %u: %s", n, got);
-			same = false;
-		}
-		n++;
-	}
-	CHECK(same && n == ARRAY_SIZE(want_debug),
+	CHECK(locate_order_is(&o, LOCATE_DEBUG, bid, want_debug,
+			      ARRAY_SIZE(want_debug)),
 	      "debuginfo candidates in lookup order");
-	memset(&it, 0, sizeof(it));
-	n = 0;
 	while (locate_next(&o, LOCATE_EXE, "/usr/lib/x.so", bid, 0, &it, path,
 			   sizeof(path), &from))
 		n++;
