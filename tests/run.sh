@@ -92,10 +92,6 @@ run_one() {
 		[ "$sk" -gt 0 ] && detail="$detail, $sk skipped"
 	fi
 	printf '%-4s  %-36s %s\n' "$status" "$name" "$detail"
-	if [ $verbose -eq 1 ]; then
-		sed 's/^/      /' "$log"
-		sed 's/^/      stderr: /' "$err"
-	fi
 	if [ "$status" = FAIL ]; then
 		{
 			echo "--- $name ($detail)"
@@ -107,7 +103,16 @@ run_one() {
 				echo "# stderr (last 30 lines):"
 				tail -n 30 "$err" | sed 's/^/#   /'
 			fi
-		} >>"$out/failures"
+		} >"$log.failed"
+		cat "$log.failed" >>"$out/failures"
+	fi
+	if [ $verbose -eq 1 ]; then
+		sed 's/^/      /' "$log"
+		sed 's/^/      stderr: /' "$err"
+	elif [ "$status" = FAIL ]; then
+		# right under the status line too: a log cut to the lines around
+		# a FAIL still shows why
+		sed 's/^/      /' "$log.failed"
 	fi
 }
 

@@ -52,13 +52,18 @@ skip_all() {
 	exit 77
 }
 
+# check NAME CMD...: ok when CMD succeeds.  On failure the diagnostics
+# show CMD, its output and, when its last argument is a file (grep -q
+# PATTERN FILE), that file's last lines.
 check() {
-	local name=$1 o
+	local name=$1 o last
 	shift
 	if o=$("$@" 2>&1); then
 		ok "$name"
 	else
-		fail "$name" "command: $*" "$(printf '%s\n' "$o" | tail -n 20)"
+		last=${!#}
+		fail "$name" "command: $*" "$(printf '%s\n' "$o" | tail -n 20)" \
+			"$([ -f "$last" ] && { echo "$last ends with:"; tail -n 10 "$last" | cut -c1-200; })"
 	fi
 }
 

@@ -115,7 +115,7 @@ dbgd_down() {
 	[ -n "$dpid" ] && kill -KILL "$dpid" 2>/dev/null && wait "$dpid" 2>/dev/null
 	dpid=
 }
-trap 'dbgd_down; rm -rf "$T"' EXIT
+trap 'dbgd_down; [ -n "${RESTACK_KEEP_TMP:-}" ] || rm -rf "$T"' EXIT
 
 # rsd CACHE ARGS...: restack with the server and a given client cache.
 rsd() {
