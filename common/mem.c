@@ -152,11 +152,36 @@ int mem_map_grow(void *p, size_t *map_size, size_t need)
 	return 0;
 }
 
-char *mem_read_file(const char *path, size_t max, size_t *len,
-		    size_t *map_size)
+/*
+ * Maps size (> 0) bytes of regular file fd read-only, with a NUL after
+ * them: a reservation one page longer than the file's pages, the file
+ * mapped over its start.  NULL when mmap fails.
+ */
+static const char *mem_map_file(int fd, size_t size, size_t *map_size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t file_pages = ALIGN_UP(size, page);
+	void *p, *f;
+
+	p = mmap(NULL, file_pages + page, PROT_READ,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	f = mmap(p, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
+	if (f == MAP_FAILED) {
+		munmap(p, file_pages + page);
+		return NULL;
+	}
+	*map_size = file_pages + page;
+	return f;
+}
+
+const char *mem_read_file(const char *path, size_t max, size_t *len,
+			  size_t *map_size)
 {
 	struct stat st;
 	size_t n = 0, size = 0;
+	const char *mapped;
 	char *buf = NULL;
 	ssize_t got;
 	int fd, saved;
@@ -166,9 +191,18 @@ char *mem_read_file(const char *path, size_t max, size_t *len,
 		return NULL;
 	if (fstat(fd, &st) < 0)
 		goto fail;
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max) {
+		errno = EFBIG;
+		goto fail;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (mapped = mem_map_file(fd, (size_t)st.st_size, map_size))) {
+		close(fd);
+		*len = (size_t)st.st_size;
+		return mapped;
+	}
 	/* room for the NUL, and one more byte to see the end of file */
-	size = S_ISREG(st.st_mode) && st.st_size > 0 &&
-			       (uint64_t)st.st_size < max ?
+	size = S_ISREG(st.st_mode) && st.st_size > 0 ?
 		       (size_t)st.st_size + 2 :
 		       (size_t)1 << 20;
 	buf = mem_map(size, &size);

@@ -71,14 +71,16 @@ int mem_map_grow(void *p, size_t *map_size, size_t need);
 void mem_unmap(void *p, size_t map_size);
 
 /*
- * The contents of the file at path, NUL-terminated after *len bytes, in
- * memory from mem_map() (*map_size for mem_unmap()) that the caller owns.
- * A regular file is read with read()s of its size; others (/proc files,
- * pipes) grow the buffer as they read.  NULL with errno set when the file
+ * The contents of the file at path, read-only, followed by a NUL after
+ * the *len bytes, in memory the caller owns and gives to mem_unmap() with
+ * *map_size.  A regular file is mapped: its page-cache pages, nothing
+ * copied, no new memory (a page of zeroes follows a file that ends on a
+ * page boundary); others (/proc files, pipes) are read into memory from
+ * mem_map() that grows as they read.  NULL with errno set when the file
  * cannot be opened or read, holds more than max bytes, or memory runs
  * out.
  */
-char *mem_read_file(const char *path, size_t max, size_t *len,
-		    size_t *map_size);
+const char *mem_read_file(const char *path, size_t max, size_t *len,
+			  size_t *map_size);
 
 #endif

@@ -215,7 +215,12 @@ const struct sym_loc *symbolize_kernel(struct symbolizer *s, uint64_t addr)
 	l = sym_new(s, "[kernel.kallsyms]", addr, SYM_KERNEL, 1);
 	if (!l)
 		return NULL;
-	l->e[0].name = sym ? sym->name : NULL;
+	if (sym) {
+		l->e[0].name = arena_strndup(&s->arena, sym->name,
+					     symtab_name_len(sym));
+		if (!l->e[0].name)
+			return NULL;
+	}
 	if (hashmap_put(&s->kernel, addr, l) < 0)
 		return NULL;
 	return l;

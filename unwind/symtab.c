@@ -43,8 +43,9 @@ struct symtab {
 	size_t nr_bsyms;
 	struct bfd_sec *bsecs;    /* SHF_ALLOC sections of that file */
 	size_t nr_bsecs;
-	char *text;               /* a kallsyms file's contents (names), */
-	size_t text_map;          /* from mem_read_file() */
+	const char *text;         /* a kallsyms file's contents (the names:
+				   * see ST_K_LINE), from mem_read_file() */
+	size_t text_map;
 	struct arena arena;
 };
 
@@ -58,7 +59,7 @@ void symtab_free(struct symtab *t)
 		free(t->syms);
 	free(t->bsyms);
 	free(t->bsecs);
-	mem_unmap(t->text, t->text_map);
+	mem_unmap((void *)t->text, t->text_map);
 	arena_release(&t->arena);
 	free(t);
 }
@@ -77,6 +78,23 @@ static Elf_Scn *st_symtab(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
 	if (!scn || sh->sh_type != type || sh->sh_entsize == 0)
 		return NULL;
 	return scn;
+}
+
+/* kflags bits of a kallsyms line (ELF symbols have none). */
+enum {
+	ST_K_MOD = 1,   /* a '[' in the name: a module's symbol */
+	/*
+	 * The name is the rest of a kallsyms line, in the file's read-only
+	 * text: it ends at the line's newline, or at the tab before its
+	 * "[module]" (or at the NUL after the text).
+	 */
+	ST_K_LINE = 2,
+};
+
+size_t symtab_name_len(const struct symtab_sym *sym)
+{
+	return sym->kflags & ST_K_LINE ? strcspn(sym->name, "\t\n") :
+					 strlen(sym->name);
 }
 
 static int prefix_underscores(const char *s)
@@ -108,8 +126,8 @@ static bool st_prefer_first(const struct symtab_sym *a,
 	ub = prefix_underscores(b->name);
 	if (ua != ub)
 		return ub > ua;
-	na = strlen(a->name);
-	nb = strlen(b->name);
+	na = symtab_name_len(a);
+	nb = symtab_name_len(b);
 	if (na != nb)
 		return na > nb;
 	if (!strncmp(a->name, "SyS", 3) || !strncmp(a->name, "compat_SyS", 10))
@@ -117,11 +135,6 @@ static bool st_prefer_first(const struct symtab_sym *a,
 	return true;
 }
 
-/* kflags bits of a kallsyms line (ELF symbols have none). */
-enum {
-	ST_K_MOD = 1,   /* a '[' in the name: a module's symbol */
-	ST_K_TAB = 2,   /* a tab, where the "\t[module]" suffix starts */
-};
 
 /* Equal starts keep their order (perf's rb-tree puts an equal start
  * after those already there). */
@@ -701,13 +714,14 @@ static const char *st_next(const char **next, const char *from,
 
 /*
  * Parses "ADDR TYPE NAME[\t[MODULE]]" lines of text (len bytes followed by
- * a NUL; lines are NUL-terminated in place) into t->syms in file order.
+ * a NUL, read-only) into t->syms in file order; the names stay in the
+ * text (ST_K_LINE).
  */
-static int st_parse_kallsyms(struct symtab *t, char *text, size_t len)
+static int st_parse_kallsyms(struct symtab *t, const char *text, size_t len)
 {
-	char *p = text, *end = text + len;
-	/* the next '[' and tab in the file, each found once */
-	const char *br = NULL, *tab = NULL;
+	const char *p = text, *end = text + len;
+	/* the next '[' in the file, found once */
+	const char *br = NULL;
 	/* lines average 40-45 bytes; the array grows if that is wrong */
 	size_t map, alloc = len / 40 + 64, nb = 0;
 	struct symtab_sym *syms;
@@ -720,23 +734,23 @@ static int st_parse_kallsyms(struct symtab *t, char *text, size_t len)
 	mem_huge(syms, map);
 	alloc = map / sizeof(*syms);
 	for (; p < end; p++) {
-		char *nl = memchr(p, '\n', (size_t)(end - p)), *q, *name;
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *q, *name;
 		char otype, type;
 		uint64_t addr = 0;
 		unsigned d;
-		uint8_t f = 0;
+		uint8_t f = ST_K_LINE;
 
 		if (!nl)
 			nl = end;
-		*nl = '\0';
-		if (end - p > 16 && st_hex16(p, &addr) &&
+		if (nl - p > 16 && st_hex16(p, &addr) &&
 		    !st_hex1[(unsigned char)p[16]]) {
 			q = p + 16;
 		} else {
-			for (q = p; (d = st_hex1[(unsigned char)*q]); q++)
+			for (q = p; q < nl && (d = st_hex1[(unsigned char)*q]);
+			     q++)
 				addr = addr << 4 | (uint64_t)(d - 1);
 		}
-		if (q == p || q[0] != ' ' || !q[1] || q[2] != ' ') {
+		if (q == p || nl - q < 4 || q[0] != ' ' || q[2] != ' ') {
 			p = nl;
 			continue;
 		}
@@ -745,7 +759,7 @@ static int st_parse_kallsyms(struct symtab *t, char *text, size_t len)
 			       (char)(otype - 'a' + 'A') : otype;
 		name = q + 3;
 		if ((type != 'T' && type != 'W' && type != 'D' &&
-		     type != 'B') || name[0] == '$' || !name[0]) {
+		     type != 'B') || name[0] == '$' || name[0] == '\t') {
 			p = nl;
 			continue;
 		}
@@ -754,13 +768,9 @@ static int st_parse_kallsyms(struct symtab *t, char *text, size_t len)
 				goto fail;
 			alloc = map / sizeof(*syms);
 		}
-		/* '[': a module's symbol; a tab starts the suffix to cut */
-		if (st_next(&br, name, end, '[') < nl &&
-		    (size_t)(br - name) < strlen(name))
+		/* '[': a module's symbol */
+		if (st_next(&br, name, end, '[') < nl)
 			f |= ST_K_MOD;
-		if (st_next(&tab, name, end, '\t') < nl &&
-		    (size_t)(tab - name) < strlen(name))
-			f |= ST_K_TAB;
 		syms[nb].start = syms[nb].end = addr;
 		syms[nb].name = name;
 		syms[nb].bind = st_kallsyms_bind(otype);
@@ -783,7 +793,7 @@ fail:
 struct symtab *symtab_load_kallsyms(const char *path)
 {
 	struct symtab *t = mem_zalloc(1, sizeof(*t));
-	size_t len, i;
+	size_t len;
 
 	if (!t)
 		return NULL;
@@ -792,11 +802,6 @@ struct symtab *symtab_load_kallsyms(const char *path)
 	    st_sort_batch(t->syms, t->nr) < 0)
 		goto fail;
 	st_fixup(t);
-	/* Module symbols lose their "\t[module]" suffix. */
-	for (i = 0; i < t->nr; i++) {
-		if (t->syms[i].kflags & ST_K_TAB)
-			*strchr((char *)t->syms[i].name, '\t') = '\0';
-	}
 	return t;
 fail:
 	symtab_free(t);

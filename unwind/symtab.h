@@ -28,6 +28,13 @@ struct symtab_sym {
 	uint8_t kflags;         /* symtab.c's own: a kallsyms line's facts */
 };
 
+/*
+ * The length of sym's name.  Kernel symbols (symtab_load_kallsyms()) keep
+ * their names in the kallsyms text, where a name ends at a tab or newline
+ * and not at a NUL: copy them with this length.
+ */
+size_t symtab_name_len(const struct symtab_sym *sym);
+
 struct symtab;
 
 /*
