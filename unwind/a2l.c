@@ -19,6 +19,7 @@
 #include "common/hashmap.h"
 #include "common/mem.h"
 #include "common/msort.h"
+#include "unwind/dwimage.h"
 #include "unwind/module.h"
 #include "unwind/symtab.h"
 
@@ -327,6 +328,9 @@ unsigned a2l_lookup(struct module *m, uint64_t addr, const char **names)
 		cu = a2l_cu_get(a, &cudie);
 		if (cu)
 			func = a2l_find_func(cu, addr);
+		if (!func)   /* the line table is inflated when needed */
+			(void)dwimage_need_lines(module_dwarf_image(m,
+								m->syms_elf));
 		found = func || dwarf_getsrc_die(&cudie, addr);
 	}
 	if (func && func->is_linkage) {

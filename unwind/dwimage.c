@@ -10,6 +10,13 @@
  * ones become SHT_NOBITS and their name loses its leading dot, so libdw
  * does not recognise them.  The decompressed part starts on a huge page
  * of its own (mem_huge()) when it fills one.
+ *
+ * .debug_line, when the caller gives the file's descriptor, comes last,
+ * on pages of its own without huge pages, and is inflated only when
+ * dwimage_need_lines() asks: inline names read line tables only for
+ * addresses without a function DIE, which most runs never meet (libc's
+ * line tables are a sixth of its DWARF).  Its compressed bytes are read
+ * from the image's own mapping of the file.
  */
 #include <elf.h>
 #include <gelf.h>
@@ -20,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/base.h"
 #include "common/mem.h"
@@ -27,7 +36,24 @@
 #include "unwind/module.h"
 
 #define DWIMAGE_MAX_OUT (1ull << 32)  /* decompressed bytes at most */
-#define DWIMAGE_HDR 64   /* before the image: the mapping's size */
+#define DWIMAGE_HDR 64   /* before the image: the mapping's size and
+			  * the lazy state (struct dwimage_hdr) */
+/* .debug_line, inflated when first asked for. */
+struct dwimage_lazy {
+	pthread_mutex_t lock;
+	const uint8_t *src;        /* the file, mapped by the image */
+	size_t src_size;
+	uint64_t in_off, in_size;  /* compressed bytes, in src */
+	uint8_t *out;              /* where they go in the image */
+	uint64_t out_size;
+	bool done, failed;
+};
+
+/* The DWIMAGE_HDR bytes before an image. */
+struct dwimage_hdr {
+	size_t map_size;
+	struct dwimage_lazy *lazy;  /* NULL: everything is inflated */
+};
 
 /* DWARF sections restack never reads: libdw need not see them. */
 static bool dwimage_hidden(const char *name)
@@ -47,7 +73,7 @@ static bool dwimage_hidden(const char *name)
 
 /* What to do with one section. */
 struct dwimage_sec {
-	enum { DWS_KEEP, DWS_INFLATE, DWS_HIDE } what;
+	enum { DWS_KEEP, DWS_INFLATE, DWS_HIDE, DWS_LAZY } what;
 	uint64_t in_off, in_size;   /* compressed payload (after the chdr),
 				     * or the bytes of a kept section */
 	uint64_t out_size, align;
@@ -119,10 +145,13 @@ static void dwimage_shdr(uint8_t *tab, size_t entsize, bool is64, size_t i,
 	}
 }
 
-/* Decides per section; returns the decompressed bytes needed, 0: none. */
+/*
+ * Decides per section (.debug_line lazy when lazy); returns the
+ * decompressed bytes needed, 0: none.
+ */
 static uint64_t dwimage_plan(Elf *elf, const uint8_t *raw, size_t raw_size,
 			     bool is64, struct dwimage_sec *secs,
-			     size_t shnum, size_t shstrndx)
+			     size_t shnum, size_t shstrndx, bool lazy)
 {
 	uint64_t out = 0;
 	size_t i;
@@ -154,7 +183,8 @@ static uint64_t dwimage_plan(Elf *elf, const uint8_t *raw, size_t raw_size,
 				  sh.sh_size, s) ||
 		    s->out_size > DWIMAGE_MAX_OUT - out)
 			return 0;   /* leave the file to libdw */
-		s->what = DWS_INFLATE;
+		s->what = lazy && !strcmp(name, ".debug_line") ? DWS_LAZY :
+								  DWS_INFLATE;
 		if (s->align > 4096 || (s->align & (s->align - 1)))
 			return 0;
 		out += s->out_size + 8;
@@ -175,14 +205,65 @@ static void dwimage_headers(Elf *elf, uint8_t *img, const uint8_t *raw,
 	memcpy(img, raw, (size_t)MIN(end, (uint64_t)raw_size));
 }
 
+/*
+ * Maps the file behind fd for the lazy section of secs when it is the
+ * one elf has read (same size, same compressed bytes); false: inflate it
+ * now.
+ */
+static bool dwimage_map_source(int fd, const uint8_t *raw, size_t raw_size,
+			       const struct dwimage_sec *secs, size_t shnum,
+			       struct dwimage_lazy *lz)
+{
+	struct stat st;
+	void *p;
+	size_t i;
+
+	for (i = 1; i < shnum && secs[i].what != DWS_LAZY; i++)
+		;
+	if (i == shnum)
+		return false;   /* nothing to defer */
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size != raw_size)
+		return false;
+	p = mmap(NULL, raw_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		return false;
+	for (i = 1; i < shnum; i++) {
+		const struct dwimage_sec *s = &secs[i];
+
+		if (s->what == DWS_LAZY &&
+		    memcmp((const uint8_t *)p + s->in_off, raw + s->in_off,
+			   (size_t)MIN(s->in_size, 64))) {
+			munmap(p, raw_size);
+			return false;
+		}
+	}
+	lz->src = p;
+	lz->src_size = raw_size;
+	return true;
+}
+
+static void dwimage_lazy_free(struct dwimage_lazy *lz)
+{
+	if (!lz)
+		return;
+	if (lz->src)
+		munmap((void *)lz->src, lz->src_size);
+	pthread_mutex_destroy(&lz->lock);
+	free(lz);
+}
+
 /* Builds the image of elf (see dwimage_build()), for one owner. */
-static void *dwimage_make(Elf *elf, size_t *size)
+static void *dwimage_make(Elf *elf, int fd, size_t *size)
 {
 	struct libdeflate_decompressor *dec = NULL;
 	struct dwimage_sec *secs = NULL;
+	struct dwimage_lazy *lz = NULL;
+	struct dwimage_hdr hdr = { 0 };
 	size_t raw_size, shnum, shstrndx, entsize, i, map_size = 0;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	const uint8_t *raw;
-	uint64_t shoff, out, pos, total;
+	uint64_t shoff, out, pos, start, new_shoff, eager_end, total;
 	uint8_t *base = NULL, *img;
 	GElf_Ehdr eh;
 	bool is64, any = false;
@@ -202,23 +283,68 @@ static void *dwimage_make(Elf *elf, size_t *size)
 	secs = calloc(shnum, sizeof(*secs));
 	if (!secs)
 		return NULL;
-	out = dwimage_plan(elf, raw, raw_size, is64, secs, shnum, shstrndx);
+	if (fd >= 0 && dwimage_lazy_enabled) {
+		lz = mem_zalloc(1, sizeof(*lz));
+		if (!lz)
+			goto fail;
+		pthread_mutex_init(&lz->lock, NULL);
+	}
+	out = dwimage_plan(elf, raw, raw_size, is64, secs, shnum, shstrndx,
+			   lz != NULL);
+	if (lz && !dwimage_map_source(fd, raw, raw_size, secs, shnum, lz)) {
+		dwimage_lazy_free(lz);
+		lz = NULL;
+		out = dwimage_plan(elf, raw, raw_size, is64, secs, shnum,
+				   shstrndx, false);
+	}
 	if (!out)
 		goto fail;
-	/* file, decompressed sections (from a huge page on), headers */
+	/*
+	 * The layout: the file, the inflated sections (from a huge page on),
+	 * the section headers, then the lazy section, on pages of its own.
+	 */
 	pos = ALIGN_UP((uint64_t)raw_size, 8);
 	if (out >= MEM_HUGE_PAGE)
 		pos = ALIGN_UP(DWIMAGE_HDR + pos, MEM_HUGE_PAGE) - DWIMAGE_HDR;
-	total = pos + out + shnum * entsize + 8;
-	if (total > SIZE_MAX - DWIMAGE_HDR)
+	start = pos;
+	for (i = 1; i < shnum; i++) {
+		struct dwimage_sec *s = &secs[i];
+
+		if (s->what != DWS_INFLATE)
+			continue;
+		if (s->align > 1)
+			pos = ALIGN_UP(pos, s->align);
+		s->new_off = pos;
+		pos += s->out_size;
+	}
+	new_shoff = ALIGN_UP(pos, 8);
+	eager_end = pos = new_shoff + shnum * entsize;
+	for (i = 1; i < shnum; i++) {
+		struct dwimage_sec *s = &secs[i];
+
+		if (s->what != DWS_LAZY)
+			continue;
+		/* on a page of its own (the image starts DWIMAGE_HDR in) */
+		pos = ALIGN_UP(DWIMAGE_HDR + pos, page) - DWIMAGE_HDR;
+		s->new_off = pos;
+		pos += s->out_size;
+	}
+	total = pos;
+	if (total > SIZE_MAX - DWIMAGE_HDR - page)
 		goto fail;
 	base = mem_map(DWIMAGE_HDR + (size_t)total, &map_size);
 	dec = libdeflate_alloc_decompressor();
 	if (!base || !dec)
 		goto fail;
-	memcpy(base, &map_size, sizeof(map_size));
 	img = base + DWIMAGE_HDR;
-	mem_huge(img + pos, (size_t)(total - pos));
+	mem_huge(img + start, (size_t)(eager_end - start));
+	if (lz) {
+		uint64_t lazy_start = ALIGN_UP(DWIMAGE_HDR + eager_end, page);
+
+		/* only the pages inflated into are ever touched */
+		(void)madvise(base + lazy_start, map_size - lazy_start,
+			      MADV_NOHUGEPAGE);
+	}
 	dwimage_headers(elf, img, raw, raw_size, &eh);
 	for (i = 1; i < shnum; i++) {
 		struct dwimage_sec *s = &secs[i];
@@ -229,68 +355,121 @@ static void *dwimage_make(Elf *elf, size_t *size)
 			       (size_t)s->in_size);
 			continue;
 		}
+		if (s->what == DWS_LAZY) {
+			if (lz->out)   /* two sections of that name */
+				goto fail;
+			lz->in_off = s->in_off;
+			lz->in_size = s->in_size;
+			lz->out = img + s->new_off;
+			lz->out_size = s->out_size;
+			any = true;
+			continue;
+		}
 		if (s->what != DWS_INFLATE)
 			continue;
-		if (s->align > 1)
-			pos = ALIGN_UP(pos, s->align);
-		s->new_off = pos;
 		if (libdeflate_zlib_decompress(dec, raw + s->in_off,
-					       (size_t)s->in_size, img + pos,
+					       (size_t)s->in_size,
+					       img + s->new_off,
 					       (size_t)s->out_size, &got) !=
 			    LIBDEFLATE_SUCCESS ||
 		    got != s->out_size)
 			goto fail;
-		pos += s->out_size;
 		any = true;
 	}
 	if (!any)
 		goto fail;
-	pos = ALIGN_UP(pos, 8);
-	memcpy(img + pos, raw + shoff, shnum * entsize);
+	memcpy(img + new_shoff, raw + shoff, shnum * entsize);
 	for (i = 1; i < shnum; i++)
 		if (secs[i].what != DWS_KEEP)
-			dwimage_shdr(img + pos, entsize, is64, i, &secs[i]);
+			dwimage_shdr(img + new_shoff, entsize, is64, i,
+				     &secs[i]);
 	if (is64) {
 		Elf64_Ehdr *h = (Elf64_Ehdr *)img;
 
-		h->e_shoff = pos;
+		h->e_shoff = new_shoff;
 	} else {
 		Elf32_Ehdr *h = (Elf32_Ehdr *)img;
 
-		if (pos > UINT32_MAX)
+		if (new_shoff > UINT32_MAX)
 			goto fail;
-		h->e_shoff = (Elf32_Off)pos;
+		h->e_shoff = (Elf32_Off)new_shoff;
 	}
-	*size = pos + shnum * entsize;
+	hdr.map_size = map_size;
+	hdr.lazy = lz;
+	memcpy(base, &hdr, sizeof(hdr));
+	*size = total;
 	libdeflate_free_decompressor(dec);
 	free(secs);
 	return img;
 fail:
 	libdeflate_free_decompressor(dec);
+	dwimage_lazy_free(lz);
 	free(secs);
 	mem_unmap(base, map_size);
 	return NULL;
 }
 
+static struct dwimage_hdr dwimage_hdr_of(const void *image)
+{
+	struct dwimage_hdr hdr;
+
+	memcpy(&hdr, (const uint8_t *)image - DWIMAGE_HDR, sizeof(hdr));
+	return hdr;
+}
+
 /* Unmaps an image from dwimage_make(). */
 static void dwimage_unmap(void *image)
 {
-	uint8_t *base = (uint8_t *)image - DWIMAGE_HDR;
-	size_t map_size;
+	struct dwimage_hdr hdr = dwimage_hdr_of(image);
 
-	memcpy(&map_size, base, sizeof(map_size));
-	mem_unmap(base, map_size);
+	dwimage_lazy_free(hdr.lazy);
+	mem_unmap((uint8_t *)image - DWIMAGE_HDR, hdr.map_size);
 }
 
-/* Makes an image from dwimage_make() read-only: it is shared now. */
+/*
+ * Makes an image from dwimage_make() read-only, but for its lazy section:
+ * it is shared now.
+ */
 static void dwimage_seal(void *image)
 {
+	struct dwimage_hdr hdr = dwimage_hdr_of(image);
 	uint8_t *base = (uint8_t *)image - DWIMAGE_HDR;
-	size_t map_size;
+	size_t len = hdr.map_size;
 
-	memcpy(&map_size, base, sizeof(map_size));
-	(void)mprotect(base, map_size, PROT_READ);
+	if (hdr.lazy && hdr.lazy->out)
+		len = (size_t)(hdr.lazy->out - base);
+	(void)mprotect(base, len, PROT_READ);
 }
+
+bool dwimage_need_lines(void *image)
+{
+	struct dwimage_lazy *lz = image ? dwimage_hdr_of(image).lazy : NULL;
+	struct libdeflate_decompressor *dec;
+	size_t got = 0;
+	bool ok;
+
+	if (!lz || !lz->out)
+		return true;
+	pthread_mutex_lock(&lz->lock);
+	if (!lz->done && !lz->failed) {
+		dec = libdeflate_alloc_decompressor();
+		lz->done = dec &&
+			   libdeflate_zlib_decompress(dec, lz->src + lz->in_off,
+						      (size_t)lz->in_size,
+						      lz->out,
+						      (size_t)lz->out_size,
+						      &got) ==
+				   LIBDEFLATE_SUCCESS &&
+			   got == lz->out_size;
+		lz->failed = !lz->done;
+		libdeflate_free_decompressor(dec);
+	}
+	ok = lz->done;
+	pthread_mutex_unlock(&lz->lock);
+	return ok;
+}
+
+bool dwimage_lazy_enabled = true;
 
 /*
  * The images of the process, shared by every thread (each worker has its
@@ -326,7 +505,7 @@ static struct dwimage_entry *dwimage_find_locked(const uint8_t *bid,
 	return NULL;
 }
 
-void *dwimage_build(Elf *elf, size_t *size)
+void *dwimage_build(Elf *elf, int fd, size_t *size)
 {
 	struct dwimage_entry *e;
 	uint8_t bid[64];
@@ -335,7 +514,7 @@ void *dwimage_build(Elf *elf, size_t *size)
 	void *image;
 
 	if (!bid_len || !elf_rawfile(elf, &raw_size))
-		return dwimage_make(elf, size);   /* not shared */
+		return dwimage_make(elf, fd, size);   /* not shared */
 	pthread_mutex_lock(&dwimage_lock);
 	e = dwimage_find_locked(bid, bid_len, raw_size);
 	while (e && e->building)
@@ -361,7 +540,7 @@ void *dwimage_build(Elf *elf, size_t *size)
 	dwimage_entries = e;
 	pthread_mutex_unlock(&dwimage_lock);
 
-	image = dwimage_make(elf, size);
+	image = dwimage_make(elf, fd, size);
 	if (image)
 		dwimage_seal(image);
 	pthread_mutex_lock(&dwimage_lock);

@@ -15,19 +15,34 @@
 #include <libelf.h>
 #include <stddef.h>
 
+#include <stdbool.h>
+
 /*
  * The copy of elf (a file in this machine's byte order), or NULL when elf
  * has no zlib-compressed DWARF section (or is not usable that way, or
- * memory ran out): then give elf to libdw as it is.  On success *size is
- * the image's size; the caller holds a reference to the image
- * (dwimage_free() drops it) and must keep it as long as an Elf made from
- * it with elf_memory() lives.  Thread-safe: the image of a file with a
- * build-id is built once and shared, read-only, by every caller (each
- * worker thread opens the same libc debug file; one decompresses it).
+ * memory ran out): then give elf to libdw as it is.  With fd, the file
+ * elf reads (the image maps it itself), .debug_line is inflated only when
+ * dwimage_need_lines() asks, which whoever hands the image to libdw must
+ * do before libdw reads line tables.  On success *size is the image's
+ * size; the caller holds a reference to the image (dwimage_free() drops
+ * it) and must keep it as long as an Elf made from it with elf_memory()
+ * lives.  Thread-safe: the image of a file with a build-id is built once
+ * and shared, read-only but for .debug_line, by every caller (each worker
+ * thread opens the same libc debug file; one decompresses it).
  */
-void *dwimage_build(Elf *elf, size_t *size);
+void *dwimage_build(Elf *elf, int fd, size_t *size);
 
 /* Drops a reference from dwimage_build(); NULL is allowed. */
 void dwimage_free(void *image);
+
+/*
+ * Makes image's .debug_line readable (NULL, or an image without a lazy
+ * one, is fine).  False when its compressed data is bad: then it reads
+ * as zeroes (libdw finds no line table).  Thread-safe.
+ */
+bool dwimage_need_lines(void *image);
+
+/* False makes images inflate everything at once (tests compare both). */
+extern bool dwimage_lazy_enabled;
 
 #endif

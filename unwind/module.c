@@ -813,12 +813,12 @@ bool module_offset_to_vaddr(const struct module *m, uint64_t off,
  * libdw's view of elf: through a copy with the DWARF decompressed
  * (dwimage.c) when it has compressed sections, else elf itself.
  */
-static Dwarf *module_dwarf_open(Elf *elf, struct module_dwimage *img)
+static Dwarf *module_dwarf_open(Elf *elf, int fd, struct module_dwimage *img)
 {
 	Dwarf *dw;
 	size_t size;
 
-	img->image = dwimage_build(elf, &size);
+	img->image = dwimage_build(elf, fd, &size);
 	if (img->image) {
 		img->elf = elf_memory(img->image, size);
 		if (img->elf) {
@@ -840,16 +840,28 @@ Dwarf *module_dwarf(struct module *m, Elf *elf)
 		return NULL;
 	if (elf == m->debug_elf) {
 		if (!m->dwarf_dbg_tried)
-			m->dwarf_dbg = module_dwarf_open(elf, &m->dwimg_dbg);
+			m->dwarf_dbg = module_dwarf_open(elf, m->debug_fd,
+							&m->dwimg_dbg);
 		m->dwarf_dbg_tried = true;
 		return m->dwarf_dbg;
 	}
 	if (elf != m->elf)
 		return NULL;
 	if (!m->dwarf_rt_tried)
-		m->dwarf_rt = module_dwarf_open(elf, &m->dwimg_rt);
+		m->dwarf_rt = module_dwarf_open(elf, m->fd, &m->dwimg_rt);
 	m->dwarf_rt_tried = true;
 	return m->dwarf_rt;
+}
+
+void *module_dwarf_image(struct module *m, Elf *elf)
+{
+	if (!elf)
+		return NULL;
+	if (elf == m->debug_elf)
+		return m->dwarf_dbg_tried ? m->dwimg_dbg.image : NULL;
+	if (elf == m->elf)
+		return m->dwarf_rt_tried ? m->dwimg_rt.image : NULL;
+	return NULL;
 }
 
 bool module_elf_host_order(Elf *elf)

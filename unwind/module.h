@@ -223,6 +223,12 @@ bool module_offset_to_vaddr(const struct module *m, uint64_t off,
 /* The DWARF of elf, which is m->elf or m->debug_elf (opened once). */
 Dwarf *module_dwarf(struct module *m, Elf *elf);
 
+/*
+ * The dwimage libdw reads for module_dwarf(m, elf) (called before), or
+ * NULL when libdw reads elf itself.  Owned by the module.
+ */
+void *module_dwarf_image(struct module *m, Elf *elf);
+
 /* Whether elf's data is in this machine's byte order. */
 bool module_elf_host_order(Elf *elf);
 
