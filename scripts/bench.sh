@@ -14,7 +14,7 @@
 #            stacks deeper than the 8 KiB copy, so restack stitches
 #   large    the threaded program again, about 250000 samples (dwarf,2048:
 #            600 MB), recorded afresh each time and deleted afterwards
-# and times, on each, warm cache, best of 3 (2 for the large one):
+# and times, on each, warm cache, best of 5 (2 for the large one):
 #   restack convert -j1 / -j2 / -j1 --no-inline -o x.folded
 #   perf script | tests/tools/collapse.pl > x.folded  (the same output)
 #   perf script > /dev/null, perf script --no-inline > /dev/null
@@ -90,13 +90,17 @@ SQL
 fi
 
 # best N CMD: runs CMD (a shell string) N times; prints "SECONDS KB" of
-# the fastest run (KB: its peak RSS, the largest of a pipeline's).
+# the fastest run (KB: its peak RSS, the largest of a pipeline's).  The
+# wall time is read to the microsecond around the run (/usr/bin/time
+# gives hundredths only, too coarse for a run of 0.05 s).
 best() {
-	local i best="" t
+	local i best="" t t0 t1
 	for i in $(seq "$1"); do
-		/usr/bin/time -o "$work/time.out" -f "%e %M" \
+		t0=$(date +%s%N)
+		/usr/bin/time -o "$work/time.out" -f "%M" \
 			bash -c "$2" >/dev/null 2>/dev/null
-		t=$(tail -n 1 "$work/time.out")
+		t1=$(date +%s%N)
+		t="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }') $(tail -n 1 "$work/time.out")"
 		if [ -z "$best" ] || awk -v a="$t" -v b="$best" \
 			'BEGIN { split(a, x, " "); split(b, y, " "); exit !(x[1] < y[1]) }'; then
 			best=$t
@@ -133,7 +137,7 @@ row() {
 	cmp -s "$work/$c.folded" "$work/$c.j2.folded" ||
 		echo "bench: $c: -j2 output differs from -j1!" >&2
 	set -- $r1 $r2 $rn $p $s $q $f
-	printf '%-8s %7s %6s | %5.2f (%4d) | %5.2f %-5s (%4d) | %5.2f (%4d) | %5.2f %-6s (%4d) | %5.2f %-6s (%4d) | %5.2f %-6s %-6s | %5s %-6s (%4d)\n' \
+	printf '%-8s %7s %6s | %6.3f (%4d) | %6.3f %-5s (%4d) | %6.3f (%4d) | %6.3f %-6s (%4d) | %6.3f %-6s (%4d) | %6.3f %-6s %-6s | %6s %-6s (%4d)\n' \
 		"$c" "$n" "$mb" "$1" $(($2 / 1024)) \
 		"$3" "$(ratio "$1" "$3")" $(($4 / 1024)) \
 		"$5" $(($6 / 1024)) \
@@ -143,11 +147,11 @@ row() {
 		"${13}" "$(ratio "${13}" "$1")" $((${14} / 1024))
 }
 
-printf '\n%-8s %7s %6s | %-12s | %-18s | %-12s | %-20s | %-20s | %-20s | %-18s\n' \
+printf '\n%-8s %7s %6s | %-13s | %-19s | %-13s | %-21s | %-21s | %-21s | %-19s\n' \
 	capture samples MB "restack -j1" "-j2 (speed-up)" "--no-inline" \
 	"perf script" "perf script|collapse" "perf --no-inline" "perfparser"
 for c in "${captures[@]}"; do
-	row "$c" 3
+	row "$c" 5
 done
 
 # The large capture: the threaded program for about 250000 samples,
@@ -166,7 +170,7 @@ if [ "${BENCH_LARGE:-1}" != 0 ]; then
 fi
 cat <<EOF
 
-Times are seconds (best of 3, best of 2 on the large capture; warm
+Times are seconds (best of 5, best of 2 on the large capture; warm
 cache); (N) is peak RSS in MiB; NNx is the other tool's time divided by
 restack -j1's (for -j2: -j1's time divided by -j2's; perf --no-inline also
 against restack --no-inline, second ratio).  restack and the perf pipeline
