@@ -283,7 +283,7 @@ static void *dwimage_make(Elf *elf, int fd, size_t *size)
 	secs = calloc(shnum, sizeof(*secs));
 	if (!secs)
 		return NULL;
-	if (fd >= 0 && dwimage_lazy_enabled) {
+	if (fd >= 0) {
 		lz = mem_zalloc(1, sizeof(*lz));
 		if (!lz)
 			goto fail;
@@ -468,8 +468,6 @@ bool dwimage_need_lines(void *image)
 	pthread_mutex_unlock(&lz->lock);
 	return ok;
 }
-
-bool dwimage_lazy_enabled = true;
 
 /*
  * The images of the process, shared by every thread (each worker has its

@@ -42,7 +42,4 @@ void dwimage_free(void *image);
  */
 bool dwimage_need_lines(void *image);
 
-/* False makes images inflate everything at once (tests compare both). */
-extern bool dwimage_lazy_enabled;
-
 #endif
