@@ -11,6 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "formats/textesc.h"
+#include "unwind/dwcache.h"
 #include "unwind/modinfo.h"
 #include "unwind/module.h"
 
@@ -243,6 +244,7 @@ void report_add(struct report *r, const char *input, const char *out,
 int report_write(const struct report *r, const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
+	struct dwcache_counters dc;
 	FILE *f;
 	int rc = 0;
 
@@ -253,6 +255,15 @@ int report_write(const struct report *r, const char *path)
 		strbuf_addf(&sb, "%.2f,", r->min_coverage);
 	else
 		strbuf_addstr(&sb, "null,");
+	dwcache_get_counters(&dc);
+	report_key(&sb, "dwarf_cache");
+	strbuf_addch(&sb, '{');
+	report_str_or_null(&sb, "dir", dwcache_dir());
+	report_u64(&sb, "read", dc.loaded);
+	report_u64(&sb, "written", dc.stored);
+	report_u64(&sb, "write_failed", dc.failed);
+	report_close(&sb, '}');
+	strbuf_addch(&sb, ',');
 	strbuf_addf(&sb, "\"inputs_total\":%u,\"converted\":%u,"
 			 "\"below_gate\":%u,\"failed\":%u,\"inputs\":[",
 		    r->nr, r->nr_ok + r->nr_gate, r->nr_gate, r->nr_failed);

@@ -13,6 +13,7 @@
 #include "cmd/cmd.h"
 #include "common/mem.h"
 #include "unwind/cfi.h"
+#include "unwind/dwcache.h"
 #include "unwind/modinfo.h"
 #include "unwind/module.h"
 
@@ -38,6 +39,8 @@ enum {
 	OPT_DEBUGINFO_DIR,
 	OPT_DEBUGINFOD,
 	OPT_OFFLINE,
+	OPT_DWARF_CACHE,
+	OPT_NO_DWARF_CACHE,
 };
 
 /* -j / --jobs: accepted by every command that resolves samples. */
@@ -66,6 +69,8 @@ const struct option run_long_options[] = {
 	{ "debuginfo-dir", required_argument, NULL, OPT_DEBUGINFO_DIR },
 	{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
 	{ "offline", no_argument, NULL, OPT_OFFLINE },
+	{ "dwarf-cache", required_argument, NULL, OPT_DWARF_CACHE },
+	{ "no-dwarf-cache", no_argument, NULL, OPT_NO_DWARF_CACHE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -100,6 +105,11 @@ const char *const run_usage_lines[] = {
 	"                          missing executables and debuginfo",
 	"                          ($DEBUGINFOD_TIMEOUT: seconds, default 30)",
 	"      --offline           no debuginfod lookups",
+	"      --dwarf-cache DIR   keep decompressed debug info in DIR for",
+	"                          later runs (default",
+	"                          $XDG_CACHE_HOME/restack/dwarf, else",
+	"                          ~/.cache/restack/dwarf)",
+	"      --no-dwarf-cache    neither read nor write that cache",
 	"      --stitch=MODE       on (default): complete stacks the stack copy",
 	"                          cut short from the thread's other samples;",
 	"                          strict: only through frames not popped since;",
@@ -243,6 +253,12 @@ int run_parse_option(struct run_opts *o, int c, const char *arg)
 		return 1;
 	case OPT_OFFLINE:
 		o->lookup.offline = true;
+		return 1;
+	case OPT_DWARF_CACHE:
+	case OPT_NO_DWARF_CACHE:
+		/* process-wide; no image is built before options are read */
+		dwcache_set_dir(c == OPT_DWARF_CACHE ? arg : NULL,
+				c == OPT_DWARF_CACHE);
 		return 1;
 	case OPT_VALIDATE_STITCH:
 		o->validate_stitch = true;
@@ -838,6 +854,19 @@ static double run_pct(uint64_t n, uint64_t total)
 	return total ? 100.0 * (double)n / (double)total : 0.0;
 }
 
+/* The decompressed-DWARF cache's use by this process so far. */
+static void run_print_dwcache(FILE *f)
+{
+	struct dwcache_counters c;
+	const char *dir = dwcache_dir();
+
+	dwcache_get_counters(&c);
+	if (!dir || !(c.loaded || c.stored || c.failed))
+		return;
+	fprintf(f, "dwarf cache        %u images read, %u written, %u could "
+		   "not be written (%s)\n", c.loaded, c.stored, c.failed, dir);
+}
+
 void run_print_stats(const struct run *run, FILE *f)
 {
 	const struct resolve_stats *st = &run->res.stats;
@@ -951,6 +980,7 @@ void run_print_stats(const struct run *run, FILE *f)
 				   "out of range)");
 		fputc('\n', f);
 	}
+	run_print_dwcache(f);
 	if (run->lookup.dbgd && dbgd_summary(run->lookup.dbgd)->lookups) {
 		const struct dbgd_summary *ds = dbgd_summary(run->lookup.dbgd);
 

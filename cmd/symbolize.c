@@ -9,6 +9,7 @@
 
 #include "cmd/cmd.h"
 #include "unwind/a2l.h"
+#include "unwind/dwcache.h"
 #include "unwind/module.h"
 #include "unwind/symtab.h"
 
@@ -22,6 +23,10 @@ static const char *const symbolize_usage[] = {
 	"('-' when it reports nothing).",
 	"",
 	"      --debug FILE   separate debuginfo for the file",
+	"      --dwarf-cache DIR  keep decompressed debug info in DIR (default",
+	"                     $XDG_CACHE_HOME/restack/dwarf, else",
+	"                     ~/.cache/restack/dwarf)",
+	"      --no-dwarf-cache   neither read nor write that cache",
 	"  -h, --help         show this help and exit",
 	NULL,
 };
@@ -30,6 +35,8 @@ int cmd_symbolize(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "debug", required_argument, NULL, 'd' },
+		{ "dwarf-cache", required_argument, NULL, 'c' },
+		{ "no-dwarf-cache", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -43,6 +50,10 @@ int cmd_symbolize(int argc, char **argv)
 		switch (c) {
 		case 'd':
 			debug = optarg;
+			break;
+		case 'c':
+		case 'n':
+			dwcache_set_dir(c == 'c' ? optarg : NULL, c == 'c');
 			break;
 		case 'h':
 			cmd_print_usage(stdout, symbolize_usage);

@@ -39,6 +39,9 @@ patterns=("$@")
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/restack-run.XXXXXX")
 trap 'rm -rf "$out"' EXIT
+# restack keeps decompressed DWARF under $XDG_CACHE_HOME (dwcache.h):
+# tests write there, never to the caller's cache.
+export XDG_CACHE_HOME=$out/cache
 
 passed=0 failed=0 skipped=0
 failures=()

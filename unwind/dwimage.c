@@ -31,13 +31,19 @@
 #include <unistd.h>
 
 #include "common/base.h"
+#include "common/hashmap.h"
 #include "common/mem.h"
+#include "unwind/dwcache.h"
 #include "unwind/dwimage.h"
 #include "unwind/module.h"
 
 #define DWIMAGE_MAX_OUT (1ull << 32)  /* decompressed bytes at most */
 #define DWIMAGE_HDR 64   /* before the image: the mapping's size and
 			  * the lazy state (struct dwimage_hdr) */
+/* Images with this many inflated bytes or more are kept in dwcache. */
+#define DWIMAGE_CACHE_MIN ((uint64_t)256 << 10)
+/* Changes whenever the layout below does: stored images then miss. */
+#define DWIMAGE_LAYOUT_VERSION 1
 /* .debug_line, inflated when first asked for. */
 struct dwimage_lazy {
 	pthread_mutex_t lock;
@@ -192,9 +198,45 @@ static uint64_t dwimage_plan(Elf *elf, const uint8_t *raw, size_t raw_size,
 	return out;
 }
 
-/* Copies the ELF and program headers, as far as the file has them. */
-static void dwimage_headers(Elf *elf, uint8_t *img, const uint8_t *raw,
-			    size_t raw_size, const GElf_Ehdr *eh)
+/* Inflates zlib data in into exactly out_size bytes at out. */
+static bool dwimage_inflate(struct libdeflate_decompressor *dec,
+			    const uint8_t *in, uint64_t in_size, uint8_t *out,
+			    uint64_t out_size)
+{
+	size_t got = 0;
+
+	return dec &&
+	       libdeflate_zlib_decompress(dec, in, (size_t)in_size, out,
+					  (size_t)out_size, &got) ==
+		       LIBDEFLATE_SUCCESS &&
+	       got == out_size;
+}
+
+/* Inflates the lazy section unless that is done (or failed); its result. */
+static bool dwimage_lazy_inflate(struct dwimage_lazy *lz)
+{
+	struct libdeflate_decompressor *dec;
+	bool ok;
+
+	pthread_mutex_lock(&lz->lock);
+	if (!lz->done && !lz->failed) {
+		dec = libdeflate_alloc_decompressor();
+		lz->done = dwimage_inflate(dec, lz->src + lz->in_off,
+					   lz->in_size, lz->out, lz->out_size);
+		lz->failed = !lz->done;
+		libdeflate_free_decompressor(dec);
+	}
+	ok = lz->done;
+	pthread_mutex_unlock(&lz->lock);
+	return ok;
+}
+
+/*
+ * Copies the ELF and program headers, as far as the file has them;
+ * returns how many bytes that is.
+ */
+static uint64_t dwimage_headers(Elf *elf, uint8_t *img, const uint8_t *raw,
+				size_t raw_size, const GElf_Ehdr *eh)
 {
 	uint64_t end = eh->e_ehsize;
 	size_t nph;
@@ -202,7 +244,61 @@ static void dwimage_headers(Elf *elf, uint8_t *img, const uint8_t *raw,
 	if (elf_getphdrnum(elf, &nph) == 0 && nph && eh->e_phoff &&
 	    eh->e_phoff < raw_size)
 		end = MAX(end, eh->e_phoff + (uint64_t)nph * eh->e_phentsize);
-	memcpy(img, raw, (size_t)MIN(end, (uint64_t)raw_size));
+	end = MIN(end, (uint64_t)raw_size);
+	memcpy(img, raw, (size_t)end);
+	return end;
+}
+
+/*
+ * What a stored image of the file is found by, besides its build-id and
+ * size: its ELF header and section header table, the layout's version
+ * and whether .debug_line is lazy (it moves then).
+ */
+static uint64_t dwimage_header_hash(const uint8_t *raw, size_t raw_size,
+				    const GElf_Ehdr *eh, uint64_t shoff,
+				    uint64_t shtab_size, bool lazy)
+{
+	uint32_t v = DWIMAGE_LAYOUT_VERSION << 1 | lazy;
+	uint64_t h = hashmap_fnv(HASHMAP_FNV_SEED, &v, sizeof(v));
+
+	h = hashmap_fnv(h, raw, (size_t)MIN((uint64_t)eh->e_ehsize,
+					   (uint64_t)raw_size));
+	return hashmap_fnv(h, raw + shoff, (size_t)shtab_size);
+}
+
+/*
+ * Stores a finished image in dwcache, .debug_line inflated: the headers
+ * (hdr_end bytes), the sections and the section header table; the rest
+ * of it is zeroes.
+ */
+static void dwimage_store(const struct dwcache_key *key, const uint8_t *img,
+			  uint64_t total, uint64_t hdr_end,
+			  const struct dwimage_sec *secs, size_t shnum,
+			  uint64_t shoff, uint64_t shtab_size,
+			  struct dwimage_lazy *lz)
+{
+	struct dwcache_range *ranges;
+	size_t i, nr = 0;
+
+	if (lz && lz->out && !dwimage_lazy_inflate(lz))
+		return;
+	ranges = mem_array(shnum + 2, sizeof(*ranges));
+	if (!ranges)
+		return;
+	ranges[nr++] = (struct dwcache_range){ 0, hdr_end };
+	for (i = 1; i < shnum; i++) {
+		const struct dwimage_sec *s = &secs[i];
+
+		if (s->what == DWS_KEEP && s->in_size)
+			ranges[nr++] = (struct dwcache_range){ s->in_off,
+							       s->in_size };
+		else if (s->what == DWS_INFLATE || s->what == DWS_LAZY)
+			ranges[nr++] = (struct dwcache_range){ s->new_off,
+							       s->out_size };
+	}
+	ranges[nr++] = (struct dwcache_range){ shoff, shtab_size };
+	dwcache_store(key, img, total, DWIMAGE_HDR, ranges, nr);
+	free(ranges);
 }
 
 /*
@@ -253,8 +349,13 @@ static void dwimage_lazy_free(struct dwimage_lazy *lz)
 	free(lz);
 }
 
-/* Builds the image of elf (see dwimage_build()), for one owner. */
-static void *dwimage_make(Elf *elf, int fd, size_t *size)
+/*
+ * Builds the image of elf (see dwimage_build()), for one owner.  With
+ * key (its build-id and size filled in), the image is mapped from dwcache
+ * when it is there, and stored there when it was built.
+ */
+static void *dwimage_make(Elf *elf, int fd, size_t *size,
+			  struct dwcache_key *key)
 {
 	struct libdeflate_decompressor *dec = NULL;
 	struct dwimage_sec *secs = NULL;
@@ -263,7 +364,7 @@ static void *dwimage_make(Elf *elf, int fd, size_t *size)
 	size_t raw_size, shnum, shstrndx, entsize, i, map_size = 0;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	const uint8_t *raw;
-	uint64_t shoff, out, pos, start, new_shoff, eager_end, total;
+	uint64_t shoff, out, pos, start, new_shoff, eager_end, total, hdr_end;
 	uint8_t *base = NULL, *img;
 	GElf_Ehdr eh;
 	bool is64, any = false;
@@ -332,6 +433,18 @@ static void *dwimage_make(Elf *elf, int fd, size_t *size)
 	total = pos;
 	if (total > SIZE_MAX - DWIMAGE_HDR - page)
 		goto fail;
+	if (key) {
+		key->header_hash = dwimage_header_hash(raw, raw_size, &eh, shoff,
+						       shnum * entsize,
+						       lz != NULL);
+		base = dwcache_load(key, total, DWIMAGE_HDR, &map_size);
+		if (base) {
+			/* complete: nothing is lazy there */
+			dwimage_lazy_free(lz);
+			lz = NULL;
+			goto done;
+		}
+	}
 	base = mem_map(DWIMAGE_HDR + (size_t)total, &map_size);
 	dec = libdeflate_alloc_decompressor();
 	if (!base || !dec)
@@ -345,10 +458,9 @@ static void *dwimage_make(Elf *elf, int fd, size_t *size)
 		(void)madvise(base + lazy_start, map_size - lazy_start,
 			      MADV_NOHUGEPAGE);
 	}
-	dwimage_headers(elf, img, raw, raw_size, &eh);
+	hdr_end = dwimage_headers(elf, img, raw, raw_size, &eh);
 	for (i = 1; i < shnum; i++) {
 		struct dwimage_sec *s = &secs[i];
-		size_t got;
 
 		if (s->what == DWS_KEEP) {
 			memcpy(img + s->in_off, raw + s->in_off,
@@ -367,12 +479,8 @@ static void *dwimage_make(Elf *elf, int fd, size_t *size)
 		}
 		if (s->what != DWS_INFLATE)
 			continue;
-		if (libdeflate_zlib_decompress(dec, raw + s->in_off,
-					       (size_t)s->in_size,
-					       img + s->new_off,
-					       (size_t)s->out_size, &got) !=
-			    LIBDEFLATE_SUCCESS ||
-		    got != s->out_size)
+		if (!dwimage_inflate(dec, raw + s->in_off, s->in_size,
+				     img + s->new_off, s->out_size))
 			goto fail;
 		any = true;
 	}
@@ -394,13 +502,17 @@ static void *dwimage_make(Elf *elf, int fd, size_t *size)
 			goto fail;
 		h->e_shoff = (Elf32_Off)new_shoff;
 	}
+	if (key && out >= DWIMAGE_CACHE_MIN)
+		dwimage_store(key, img, total, hdr_end, secs, shnum, new_shoff,
+			      shnum * entsize, lz);
+done:
 	hdr.map_size = map_size;
 	hdr.lazy = lz;
 	memcpy(base, &hdr, sizeof(hdr));
 	*size = total;
 	libdeflate_free_decompressor(dec);
 	free(secs);
-	return img;
+	return base + DWIMAGE_HDR;
 fail:
 	libdeflate_free_decompressor(dec);
 	dwimage_lazy_free(lz);
@@ -444,29 +556,10 @@ static void dwimage_seal(void *image)
 bool dwimage_need_lines(void *image)
 {
 	struct dwimage_lazy *lz = image ? dwimage_hdr_of(image).lazy : NULL;
-	struct libdeflate_decompressor *dec;
-	size_t got = 0;
-	bool ok;
 
 	if (!lz || !lz->out)
 		return true;
-	pthread_mutex_lock(&lz->lock);
-	if (!lz->done && !lz->failed) {
-		dec = libdeflate_alloc_decompressor();
-		lz->done = dec &&
-			   libdeflate_zlib_decompress(dec, lz->src + lz->in_off,
-						      (size_t)lz->in_size,
-						      lz->out,
-						      (size_t)lz->out_size,
-						      &got) ==
-				   LIBDEFLATE_SUCCESS &&
-			   got == lz->out_size;
-		lz->failed = !lz->done;
-		libdeflate_free_decompressor(dec);
-	}
-	ok = lz->done;
-	pthread_mutex_unlock(&lz->lock);
-	return ok;
+	return dwimage_lazy_inflate(lz);
 }
 
 /*
@@ -506,13 +599,14 @@ static struct dwimage_entry *dwimage_find_locked(const uint8_t *bid,
 void *dwimage_build(Elf *elf, int fd, size_t *size)
 {
 	struct dwimage_entry *e;
+	struct dwcache_key key;
 	uint8_t bid[64];
 	unsigned bid_len = module_elf_build_id(elf, bid, sizeof(bid));
 	size_t raw_size = 0;
 	void *image;
 
 	if (!bid_len || !elf_rawfile(elf, &raw_size))
-		return dwimage_make(elf, fd, size);   /* not shared */
+		return dwimage_make(elf, fd, size, NULL);   /* not shared */
 	pthread_mutex_lock(&dwimage_lock);
 	e = dwimage_find_locked(bid, bid_len, raw_size);
 	while (e && e->building)
@@ -538,7 +632,9 @@ void *dwimage_build(Elf *elf, int fd, size_t *size)
 	dwimage_entries = e;
 	pthread_mutex_unlock(&dwimage_lock);
 
-	image = dwimage_make(elf, fd, size);
+	key = (struct dwcache_key){ .bid_len = bid_len, .raw_size = raw_size };
+	memcpy(key.bid, bid, bid_len);
+	image = dwimage_make(elf, fd, size, &key);
 	if (image)
 		dwimage_seal(image);
 	pthread_mutex_lock(&dwimage_lock);

@@ -28,6 +28,8 @@ export TOP BUILD RESTACK TESTDATA LC_ALL=C
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/restack-test.XXXXXX")
 mkdir -p "$T/home"
+# the DWARF cache of restack run outside restack_clean (dwcache.h)
+export XDG_CACHE_HOME=$T/cache
 trap '[ -n "${RESTACK_KEEP_TMP:-}" ] || rm -rf "$T"' EXIT
 
 lib_failed=0

@@ -1,0 +1,108 @@
+#!/bin/bash
+# dwcache.sh - the decompressed-DWARF cache (unwind/dwcache.c) on a program
+# built here with compressed debug sections:
+#   - the first run stores the image, later runs map it; inline chains
+#     equal addr2line's either way, and conversions are byte-identical
+#     with the cache, without it and at -j1/-j2;
+#   - a stored file that is cut or whose trailer does not match is not
+#     used (and is replaced); a cache that cannot be written changes
+#     nothing but the count of failed stores;
+#   - the default directory ($XDG_CACHE_HOME, else ~/.cache), and
+#     --no-dwarf-cache, which writes nothing.
+. "$(dirname "$0")/lib.sh"
+
+cc=$(command -v cc || command -v gcc) || skip_all "no C compiler"
+command -v readelf >/dev/null || skip_all "binutils readelf is needed"
+command -v addr2line >/dev/null || skip_all "binutils addr2line is needed"
+command -v python3 >/dev/null || skip_all "python3 is needed"
+
+python3 "$TOP/tests/tools/bigdwarf.py" 600 >"$T/big.c"
+"$cc" -O1 -g -gz=zlib -o "$T/big" "$T/big.c" ||
+	skip_all "cannot build with compressed debug sections (-gz=zlib)"
+readelf -SW "$T/big" | grep -E ' \.debug_info .* C ' >/dev/null ||
+	skip_all "the compiler did not compress .debug_info"
+
+bid=$(readelf -n "$T/big" | awk '/Build ID/ { print $3 }')
+[ -n "$bid" ] || skip_all "the compiler gave the program no build-id"
+
+# inode, change time and size of the image of big stored in directory $1
+stored() {
+	local f
+	f=$(ls "$1/$bid"-*.dwimg 2>/dev/null)
+	[ "$(echo "$f" | grep -c .)" = 1 ] || { echo "none"; return; }
+	stat -c '%i %Z %s' "$f"
+}
+
+# --- symbolize: stored by the first run, read by the second ---
+xdg=$T/xdg
+cmp=$TOP/tests/tools/a2l_compare.py
+check "first run (stores): inline chains equal addr2line's" \
+	env XDG_CACHE_HOME="$xdg" python3 "$cmp" "$RESTACK" "$T/big" - 1500
+first=$(stored "$xdg/restack/dwarf")
+[ "$first" != none ] && ok "one image stored under \$XDG_CACHE_HOME" ||
+	fail "one image stored under \$XDG_CACHE_HOME" "$(ls -laR "$xdg" 2>&1)"
+check "second run (reads): inline chains equal addr2line's" \
+	env XDG_CACHE_HOME="$xdg" python3 "$cmp" "$RESTACK" "$T/big" - 1500 7
+is "$(stored "$xdg/restack/dwarf")" "$first" "the second run did not rewrite it"
+
+# --- conversions of a capture ---
+need_perf
+record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/big.data" \
+	-- "$T/big" 60000 >/dev/null || skip_all "perf record failed"
+
+restack_clean convert --no-dwarf-cache "$T/big.data" -o "$T/none.folded"
+[ ! -e "$T/home/.cache" ] && ok "--no-dwarf-cache writes nothing" ||
+	fail "--no-dwarf-cache writes nothing" "$(ls -laR "$T/home/.cache")"
+grep -E '^big;.*;fn[0-9]+;in[0-9]+ [0-9]+$' "$T/none.folded" >/dev/null &&
+	ok "the capture has inlined frames" ||
+	fail "the capture has inlined frames" "$(head -n 5 "$T/none.folded")"
+
+dc=$T/dc
+restack_clean convert -j1 --dwarf-cache "$dc" --stats "$T/big.data" \
+	-o "$T/w.folded" 2>"$T/w.err"
+check "first conversion stores the image" \
+	grep -Eq "dwarf cache  *0 images read, [1-9][0-9]* written, 0 could not" "$T/w.err"
+same_file "$T/none.folded" "$T/w.folded" "storing changes no output byte"
+for j in 1 2; do
+	restack_clean convert -j$j --dwarf-cache "$dc" --stats \
+		"$T/big.data" -o "$T/r$j.folded" 2>"$T/r$j.err"
+	check "-j$j reads the stored image" \
+		grep -Eq "dwarf cache  *[1-9][0-9]* images read, 0 written" "$T/r$j.err"
+	same_file "$T/none.folded" "$T/r$j.folded" \
+		"-j$j from the stored image: the same bytes"
+done
+
+# the default directory: ~/.cache/restack/dwarf (HOME=$T/home)
+restack_clean convert "$T/big.data" -o "$T/def.folded"
+[ "$(stored "$T/home/.cache/restack/dwarf")" != none ] &&
+	ok "default directory ~/.cache/restack/dwarf" ||
+	fail "default directory ~/.cache/restack/dwarf" "$(ls -laR "$T/home")"
+same_file "$T/none.folded" "$T/def.folded" "default cache: the same bytes"
+
+# --- damaged files are not used ---
+f=$(ls "$dc/$bid"-*.dwimg)
+size=$(stat -c %s "$f")
+printf '\377' | dd of="$f" bs=1 seek=$((size - 1)) conv=notrunc 2>/dev/null
+restack_clean convert --dwarf-cache "$dc" --stats "$T/big.data" \
+	-o "$T/bad1.folded" 2>"$T/bad1.err"
+check "a changed trailer: not read, stored again" \
+	grep -Eq "dwarf cache  *[0-9]+ images read, 1 written" "$T/bad1.err"
+same_file "$T/none.folded" "$T/bad1.folded" "a changed trailer: the same bytes"
+truncate -s $((size / 2)) "$f"
+restack_clean convert --dwarf-cache "$dc" --stats "$T/big.data" \
+	-o "$T/bad2.folded" 2>"$T/bad2.err"
+check "a cut file: not read, stored again" \
+	grep -Eq "dwarf cache  *[0-9]+ images read, 1 written" "$T/bad2.err"
+same_file "$T/none.folded" "$T/bad2.folded" "a cut file: the same bytes"
+is "$(stat -c %s "$f")" "$size" "the stored file is whole again"
+
+# --- a cache that cannot be written ---
+: >"$T/afile"
+restack_clean convert --dwarf-cache "$T/afile/sub" --stats "$T/big.data" \
+	-o "$T/ro.folded" 2>"$T/ro.err"
+is "$?" 0 "an unwritable cache: exit status 0"
+check "an unwritable cache: one failed store counted" \
+	grep -Eq "dwarf cache  *0 images read, 0 written, [1-9][0-9]* could not" "$T/ro.err"
+same_file "$T/none.folded" "$T/ro.folded" "an unwritable cache: the same bytes"
+
+done_testing

@@ -1,0 +1,80 @@
+/*
+ * dwcache.h - decompressed DWARF images kept on disk between runs.
+ *
+ * Inflating a Debian debug file's DWARF (libc's: 8 MB out of 3) is most
+ * of a short run's fixed cost, paid again by every run.  The first run
+ * that builds an image (dwimage.c) stores it here; later runs map the
+ * stored file: its page-cache pages, nothing inflated, no new memory.
+ *
+ * A stored image is one file, DIR/<build-id>-<size>.dwimg, written to a
+ * temporary name and renamed into place, so a reader sees a whole file or
+ * none.  It is found again by the key of the file it was made from: its
+ * build-id, its size and a hash of its ELF and section headers (which
+ * change when the same build is compressed differently).  A file that
+ * does not match its key, or is cut, is not used (and is replaced).
+ *
+ * The directory: dwcache_set_dir(), else $XDG_CACHE_HOME/restack/dwarf,
+ * else $HOME/.cache/restack/dwarf; created (mode 0700) on the first
+ * store.  When it cannot be written, images are built each run as before.
+ * Nothing here changes what a run outputs.
+ */
+#ifndef RESTACK_UNWIND_DWCACHE_H
+#define RESTACK_UNWIND_DWCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a stored image is found by. */
+struct dwcache_key {
+	uint8_t bid[64];
+	unsigned bid_len;
+	uint64_t raw_size;     /* the source file's size */
+	uint64_t header_hash;  /* its ELF and section headers */
+};
+
+/* Bytes of the image to write: the rest of it is zeroes (file holes). */
+struct dwcache_range {
+	uint64_t off, len;
+};
+
+/*
+ * Where images are kept: dir, or with dir NULL no cache at all (neither
+ * read nor written).  Not calling it means the default directory.  Call
+ * before any thread builds images; dir must outlive them.
+ */
+void dwcache_set_dir(const char *dir, bool enabled);
+
+/*
+ * Maps the stored image of key, size bytes expected, with prefix bytes
+ * before it (zeroes, writable: the caller's own header).  The mapping is
+ * private and writable; returns its start (the image is prefix bytes in)
+ * and sets *map_size for munmap(), or NULL when there is none that
+ * matches.  Thread-safe.
+ */
+void *dwcache_load(const struct dwcache_key *key, uint64_t size,
+		   size_t prefix, size_t *map_size);
+
+/*
+ * Stores image (size bytes, prefix bytes of zeroes before it in the file,
+ * as dwcache_load() will ask) under key: the nr ranges of it, the rest
+ * zeroes.  Failures only count (the cache is an optimisation).
+ * Thread-safe.
+ */
+void dwcache_store(const struct dwcache_key *key, const uint8_t *image,
+		   uint64_t size, size_t prefix,
+		   const struct dwcache_range *ranges, size_t nr);
+
+/* What this process did with the cache (for --stats). */
+struct dwcache_counters {
+	unsigned loaded;     /* images mapped from it */
+	unsigned stored;     /* images written to it */
+	unsigned failed;     /* stores that failed */
+};
+
+void dwcache_get_counters(struct dwcache_counters *out);
+
+/* The directory in use (NULL: no cache), as the first use found it. */
+const char *dwcache_dir(void);
+
+#endif
