@@ -854,19 +854,6 @@ static double run_pct(uint64_t n, uint64_t total)
 	return total ? 100.0 * (double)n / (double)total : 0.0;
 }
 
-/* The decompressed-DWARF cache's use by this process so far. */
-static void run_print_dwcache(FILE *f)
-{
-	struct dwcache_counters c;
-	const char *dir = dwcache_dir();
-
-	dwcache_get_counters(&c);
-	if (!dir || !(c.loaded || c.stored || c.failed))
-		return;
-	fprintf(f, "dwarf cache        %u images read, %u written, %u could "
-		   "not be written (%s)\n", c.loaded, c.stored, c.failed, dir);
-}
-
 void run_print_stats(const struct run *run, FILE *f)
 {
 	const struct resolve_stats *st = &run->res.stats;
@@ -980,7 +967,6 @@ void run_print_stats(const struct run *run, FILE *f)
 				   "out of range)");
 		fputc('\n', f);
 	}
-	run_print_dwcache(f);
 	if (run->lookup.dbgd && dbgd_summary(run->lookup.dbgd)->lookups) {
 		const struct dbgd_summary *ds = dbgd_summary(run->lookup.dbgd);
 

@@ -33,6 +33,13 @@ stored() {
 	stat -c '%i %Z %s' "$f"
 }
 
+# counts FILE: "READ WRITTEN FAILED" of --stats-json FILE's dwarf_cache
+counts() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["dwarf_cache"]
+print(d["read"], d["written"], d["write_failed"])' "$1"
+}
+
 # --- symbolize: stored by the first run, read by the second ---
 xdg=$T/xdg
 cmp=$TOP/tests/tools/a2l_compare.py
@@ -58,16 +65,18 @@ grep -E '^big;.*;fn[0-9]+;in[0-9]+ [0-9]+$' "$T/none.folded" >/dev/null &&
 	fail "the capture has inlined frames" "$(head -n 5 "$T/none.folded")"
 
 dc=$T/dc
-restack_clean convert -j1 --dwarf-cache "$dc" --stats "$T/big.data" \
-	-o "$T/w.folded" 2>"$T/w.err"
-check "first conversion stores the image" \
-	grep -Eq "dwarf cache  *0 images read, [1-9][0-9]* written, 0 could not" "$T/w.err"
+restack_clean convert -j1 --dwarf-cache "$dc" --stats-json "$T/w.json" \
+	"$T/big.data" -o "$T/w.folded"
+w=$(counts "$T/w.json")
+case $w in "0 "[1-9]*" 0") ok "first conversion stores the image" ;;
+*) fail "first conversion stores the image" "read, written, failed: $w" ;; esac
 same_file "$T/none.folded" "$T/w.folded" "storing changes no output byte"
 for j in 1 2; do
-	restack_clean convert -j$j --dwarf-cache "$dc" --stats \
-		"$T/big.data" -o "$T/r$j.folded" 2>"$T/r$j.err"
-	check "-j$j reads the stored image" \
-		grep -Eq "dwarf cache  *[1-9][0-9]* images read, 0 written" "$T/r$j.err"
+	restack_clean convert -j$j --dwarf-cache "$dc" \
+		--stats-json "$T/r$j.json" "$T/big.data" -o "$T/r$j.folded"
+	r=$(counts "$T/r$j.json")
+	case $r in [1-9]*" 0 0") ok "-j$j reads the stored image" ;;
+	*) fail "-j$j reads the stored image" "read, written, failed: $r" ;; esac
 	same_file "$T/none.folded" "$T/r$j.folded" \
 		"-j$j from the stored image: the same bytes"
 done
@@ -83,26 +92,30 @@ same_file "$T/none.folded" "$T/def.folded" "default cache: the same bytes"
 f=$(ls "$dc/$bid"-*.dwimg)
 size=$(stat -c %s "$f")
 printf '\377' | dd of="$f" bs=1 seek=$((size - 1)) conv=notrunc 2>/dev/null
-restack_clean convert --dwarf-cache "$dc" --stats "$T/big.data" \
-	-o "$T/bad1.folded" 2>"$T/bad1.err"
-check "a changed trailer: not read, stored again" \
-	grep -Eq "dwarf cache  *[0-9]+ images read, 1 written" "$T/bad1.err"
+restack_clean convert --dwarf-cache "$dc" --stats-json "$T/bad1.json" \
+	"$T/big.data" -o "$T/bad1.folded"
+is "$(counts "$T/bad1.json" | cut -d' ' -f2-)" "1 0" \
+	"a changed trailer: not read, stored again"
 same_file "$T/none.folded" "$T/bad1.folded" "a changed trailer: the same bytes"
 truncate -s $((size / 2)) "$f"
-restack_clean convert --dwarf-cache "$dc" --stats "$T/big.data" \
-	-o "$T/bad2.folded" 2>"$T/bad2.err"
-check "a cut file: not read, stored again" \
-	grep -Eq "dwarf cache  *[0-9]+ images read, 1 written" "$T/bad2.err"
+restack_clean convert --dwarf-cache "$dc" --stats-json "$T/bad2.json" \
+	"$T/big.data" -o "$T/bad2.folded"
+is "$(counts "$T/bad2.json" | cut -d' ' -f2-)" "1 0" \
+	"a cut file: not read, stored again"
 same_file "$T/none.folded" "$T/bad2.folded" "a cut file: the same bytes"
 is "$(stat -c %s "$f")" "$size" "the stored file is whole again"
 
 # --- a cache that cannot be written ---
 : >"$T/afile"
-restack_clean convert --dwarf-cache "$T/afile/sub" --stats "$T/big.data" \
-	-o "$T/ro.folded" 2>"$T/ro.err"
+restack_clean convert --dwarf-cache "$T/afile/sub" \
+	--stats-json "$T/ro.json" "$T/big.data" -o "$T/ro.folded"
 is "$?" 0 "an unwritable cache: exit status 0"
-check "an unwritable cache: one failed store counted" \
-	grep -Eq "dwarf cache  *0 images read, 0 written, [1-9][0-9]* could not" "$T/ro.err"
+ro=$(counts "$T/ro.json")
+case $ro in
+"0 0 "[1-9]*) ok "an unwritable cache: failed stores counted" ;;
+*) fail "an unwritable cache: failed stores counted" \
+	"read, written, failed: $ro" ;;
+esac
 same_file "$T/none.folded" "$T/ro.folded" "an unwritable cache: the same bytes"
 
 done_testing
