@@ -257,8 +257,7 @@ int run_parse_option(struct run_opts *o, int c, const char *arg)
 	case OPT_DWARF_CACHE:
 	case OPT_NO_DWARF_CACHE:
 		/* process-wide; no image is built before options are read */
-		dwcache_set_dir(c == OPT_DWARF_CACHE ? arg : NULL,
-				c == OPT_DWARF_CACHE);
+		dwcache_set_dir(c == OPT_DWARF_CACHE ? arg : NULL);
 		return 1;
 	case OPT_VALIDATE_STITCH:
 		o->validate_stitch = true;

@@ -53,7 +53,7 @@ int cmd_symbolize(int argc, char **argv)
 			break;
 		case 'c':
 		case 'n':
-			dwcache_set_dir(c == 'c' ? optarg : NULL, c == 'c');
+			dwcache_set_dir(c == 'c' ? optarg : NULL);
 			break;
 		case 'h':
 			cmd_print_usage(stdout, symbolize_usage);

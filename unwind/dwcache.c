@@ -38,17 +38,16 @@ struct dwcache_tail {
 };
 
 static pthread_mutex_t dwcache_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool dwcache_configured, dwcache_enabled = true;
-static const char *dwcache_set;      /* dwcache_set_dir()'s */
+static bool dwcache_configured;      /* dwcache_set_dir() was called */
+static const char *dwcache_set;      /* its dir, NULL: no cache */
 static char *dwcache_default;        /* from the environment */
 static bool dwcache_default_done;
 static struct dwcache_counters dwcache_counts;
 
-void dwcache_set_dir(const char *dir, bool enabled)
+void dwcache_set_dir(const char *dir)
 {
 	pthread_mutex_lock(&dwcache_lock);
 	dwcache_configured = true;
-	dwcache_enabled = enabled && dir;
 	dwcache_set = dir;
 	pthread_mutex_unlock(&dwcache_lock);
 }
@@ -78,9 +77,7 @@ const char *dwcache_dir(void)
 	const char *dir;
 
 	pthread_mutex_lock(&dwcache_lock);
-	if (!dwcache_enabled) {
-		dir = NULL;
-	} else if (dwcache_configured) {
+	if (dwcache_configured) {
 		dir = dwcache_set;
 	} else {
 		if (!dwcache_default_done)

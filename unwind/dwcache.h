@@ -43,7 +43,7 @@ struct dwcache_range {
  * read nor written).  Not calling it means the default directory.  Call
  * before any thread builds images; dir must outlive them.
  */
-void dwcache_set_dir(const char *dir, bool enabled);
+void dwcache_set_dir(const char *dir);
 
 /*
  * Maps the stored image of key, size bytes expected, with prefix bytes
