@@ -101,6 +101,12 @@ static bool cfi_compile_reg(struct cfi_cache *c, int reg, Dwarf_Op *mem,
 		return true;
 	}
 	if (ops == mem) {
+		/* DW_CFA_register: the caller's value is in another one */
+		if (!val && n == 1 && ops[0].atom == DW_OP_regx) {
+			r->kind = CFI_REGISTER;
+			r->off = (int64_t)ops[0].number;
+			return true;
+		}
 		if (n >= 1 && ops[0].atom == DW_OP_call_frame_cfa &&
 		    (n == 1 || (n == 2 && ops[1].atom == DW_OP_plus_uconst))) {
 			r->kind = val ? CFI_VAL_OFFSET : CFI_OFFSET;
@@ -121,6 +127,32 @@ static bool cfi_compile_reg(struct cfi_cache *c, int reg, Dwarf_Op *mem,
 	return true;
 }
 
+/*
+ * elfutils' x86_64 ABI defaults (backends/x86_64_cfi.c, 0.188 and later)
+ * name register 0 (%rax) where %rbx (3) is meant, so a register no CFI
+ * instruction mentions comes back as undefined for %rbx and as the same
+ * value for %rax.  The psABI has it the other way round: %rbx is
+ * callee-saved, %rax is not.  Compilers never mark %rbx undefined
+ * explicitly, so an undefined %rbx is taken as the same value; %rax gets
+ * the undefined rule.  Without this, a caller whose CFA is %rbx-based
+ * (functions that realign the stack, such as the dynamic linker's
+ * _dl_runtime_resolve) cannot be stepped through.  Returns whether
+ * *r is a rule, as cfi_compile_reg() does.
+ */
+static bool cfi_x86_64_abi(unsigned reg, bool is_rule, struct cfi_rule *r)
+{
+	if (reg == 3 && is_rule && r->kind == CFI_UNDEF)
+		return false;
+	if (reg == 0 && !is_rule) {
+		r->reg = 0;
+		r->kind = CFI_UNDEF;
+		r->off = 0;
+		r->expr = NULL;
+		return true;
+	}
+	return is_rule;
+}
+
 static struct cfi_row *cfi_compile(struct cfi_cache *c,
 				   const struct regs_arch *a,
 				   Dwarf_Frame *frame, uint8_t source)
@@ -131,7 +163,7 @@ static struct cfi_row *cfi_compile(struct cfi_cache *c,
 	struct cfi_row *row;
 	size_t nops;
 	unsigned nr = 0, reg;
-	bool signal = false;
+	bool signal = false, is_rule;
 	int ra;
 
 	ra = dwarf_frame_info(frame, &start, &end, &signal);
@@ -144,7 +176,11 @@ static struct cfi_row *cfi_compile(struct cfi_cache *c,
 			continue;   /* not a DWARF register (aarch64 pc) */
 		if (dwarf_frame_register(frame, (int)reg, mem, &ops, &nops))
 			continue;
-		if (cfi_compile_reg(c, (int)reg, mem, ops, nops, &rules[nr]))
+		is_rule = cfi_compile_reg(c, (int)reg, mem, ops, nops,
+					  &rules[nr]);
+		if (a->arch == EVENT_ARCH_X86_64)
+			is_rule = cfi_x86_64_abi(reg, is_rule, &rules[nr]);
+		if (is_rule)
 			nr++;
 	}
 	/* rules[], then live[]: what cfi_apply() evaluates */
@@ -595,6 +631,15 @@ enum cfi_step cfi_apply(const struct regs_arch *a, const struct cfi_row *row,
 			return rc == EVAL_READ_FAIL ? CFI_STEP_READ_FAIL :
 						      CFI_STEP_BAD;
 		}
+		/*
+		 * Saved below the stack pointer: an epilogue popped it
+		 * already (GCC leaves the save rule in place after the pop),
+		 * so the register holds the caller's value.
+		 */
+		if (rc == EVAL_READ_FAIL && r->kind == CFI_OFFSET &&
+		    regs_has(in, a->sp) && fa < in->r[a->sp] &&
+		    regs_has(in, r->reg))
+			continue;
 		out->valid &= ~(1ull << r->reg);
 	}
 	if (!ra_set)

@@ -59,15 +59,12 @@ static bool ehhdr_load(struct module *m)
 	return true;
 }
 
-bool ehhdr_function_start(struct module *m, uint64_t rel, uint64_t *start)
+/* How many table entries have an initial location <= rel. */
+static size_t ehhdr_count_upto(const struct module *m, uint64_t rel)
 {
-	size_t lo = 0, hi;
+	size_t lo = 0, hi = m->ehhdr_count;
 	int32_t loc;
 
-	if (!ehhdr_load(m))
-		return false;
-	/* The last entry whose initial location is <= rel. */
-	hi = m->ehhdr_count;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -77,9 +74,25 @@ bool ehhdr_function_start(struct module *m, uint64_t rel, uint64_t *start)
 		else
 			hi = mid;
 	}
-	if (lo == 0)
+	return lo;
+}
+
+bool ehhdr_function_start(struct module *m, uint64_t rel, uint64_t *start)
+{
+	size_t n;
+	int32_t loc;
+
+	if (!ehhdr_load(m))
 		return false;
-	memcpy(&loc, m->ehhdr_table + 8 * (lo - 1), 4);
+	n = ehhdr_count_upto(m, rel);
+	if (n == 0)
+		return false;
+	memcpy(&loc, m->ehhdr_table + 8 * (n - 1), 4);
 	*start = m->ehhdr_addr + (uint64_t)(int64_t)loc;
 	return true;
+}
+
+bool ehhdr_same_gap(struct module *m, uint64_t a, uint64_t b)
+{
+	return ehhdr_load(m) && ehhdr_count_upto(m, a) == ehhdr_count_upto(m, b);
 }

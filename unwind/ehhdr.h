@@ -19,4 +19,11 @@ struct module;
  */
 bool ehhdr_function_start(struct module *m, uint64_t rel, uint64_t *start);
 
+/*
+ * Whether no FDE begins in (min(a, b), max(a, b)]: two addresses no FDE
+ * covers are then in the same stretch of code without CFI.  False when
+ * the table is unusable.  The module must be loaded.
+ */
+bool ehhdr_same_gap(struct module *m, uint64_t a, uint64_t b);
+
 #endif

@@ -434,6 +434,7 @@ static int mod_read_segments(struct module *m)
 		return -1;
 	m->e_machine = eh.e_machine;
 	m->is_exec = eh.e_type == ET_EXEC;
+	m->entry = eh.e_entry;
 	m->segs = mem_zalloc(nphdr ? nphdr : 1, sizeof(*m->segs));
 	if (!m->segs)
 		return -1;

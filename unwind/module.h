@@ -95,6 +95,8 @@ struct module {
 	bool eh_frame_refused;    /* .eh_frame failed ehframe_check() */
 	uint16_t e_machine;
 	bool is_exec;             /* ET_EXEC (absolute addresses) */
+	uint64_t entry;           /* e_entry: where the process or the
+				   * dynamic linker starts, 0 if none */
 	bool is_jit;              /* CFI of JIT code, from a jitdump */
 
 	struct module_seg *segs;

@@ -19,6 +19,7 @@
 #include "common/mem.h"
 #include "unwind/aspace.h"
 #include "unwind/cfi.h"
+#include "unwind/ehhdr.h"
 #include "unwind/module.h"
 #include "unwind/x86insn.h"
 
@@ -363,6 +364,39 @@ static bool uw_scan_step(struct unwinder *u, const struct aspace_maps *maps,
 }
 
 /*
+ * The row for a sampled pc no CFI covers that directly follows a SYSCALL
+ * instruction (0f 05): a sample taken in a system call has the next
+ * instruction as its pc, and where the call ends the function's CFI
+ * (rt_sigreturn in __restore_rt, which never returns) that pc lies past
+ * the function.  The thread is still at the SYSCALL: its row holds.
+ */
+static const struct cfi_row *uw_after_syscall_row(struct unwinder *u,
+						  struct module *m,
+						  uint64_t rel)
+{
+	uint8_t insn[2];
+
+	if (u->arch->arch != EVENT_ARCH_X86_64 || m->is_jit || rel < 2 ||
+	    !module_read(m, rel - 2, insn, sizeof(insn)) ||
+	    insn[0] != 0x0f || insn[1] != 0x05)
+		return NULL;
+	return cfi_find(m, u->arch, rel - 2);
+}
+
+/*
+ * Whether module address rel, which no CFI covers, is in the code the
+ * module's entry point begins when no CFI covers that either: the
+ * dynamic linker's _start and _dl_start_user, the outermost frame of a
+ * process whose walk reaches them (nothing called them).
+ */
+static bool uw_entry_code(struct unwinder *u, struct module *m, uint64_t rel)
+{
+	return m && !m->is_jit && m->entry &&
+	       !cfi_find(m, u->arch, m->entry) &&
+	       ehhdr_same_gap(m, rel, m->entry);
+}
+
+/*
  * Where no CFI covers frame f: the PLT rule, a frame-pointer step, a scan.
  * Returns the origin of the caller frame, or -1 with *why set.
  */
@@ -441,6 +475,8 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 		nr++;
 		if (f->mod)
 			row = cfi_find(f->mod, a, f->rel);
+		if (!row && f->mod && nr == 1)
+			row = uw_after_syscall_row(u, f->mod, f->rel);
 		uw_trace(u, "frame %u pc=%#llx sp=%#llx %s rel=%#llx row=%s",
 			 nr - 1, (unsigned long long)pc,
 			 (unsigned long long)sp,
@@ -492,6 +528,9 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 						       FRAME_CFI_DEBUG;
 			/* A signal frame's caller pc is exact. */
 			activation = row->signal;
+		} else if (uw_entry_code(u, f->mod, f->rel)) {
+			res->end = END_ROOT;
+			break;
 		} else {
 			int origin = uw_recover(u, maps, &mem, f, cur, next,
 						nr == 1, &scans, &why);
@@ -512,7 +551,14 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 			res->end = END_ROOT;   /* a zero return address */
 			break;
 		}
-		if (!regs_has(next, a->sp) || next->r[a->sp] <= sp) {
+		/*
+		 * The stack pointer grows toward the root; only a leaf that
+		 * popped its return address (vfork keeps it in a register)
+		 * has its caller at the same sp.
+		 */
+		if (!regs_has(next, a->sp) || next->r[a->sp] < sp ||
+		    (next->r[a->sp] == sp &&
+		     (nr != 1 || next->r[a->pc] == pc))) {
 			res->end = next->r[a->sp] == sp &&
 						   next->r[a->pc] == pc ?
 					   END_LOOP :
