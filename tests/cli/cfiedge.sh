@@ -25,14 +25,6 @@ restack_clean convert --annotate --max-scan 0 --no-fp "$T/cfiedge.data" \
 perf_clean script -i "$T/cfiedge.data" >"$T/perf.script" 2>/dev/null
 python3 "$TOP/tests/tools/collapse.py" "$T/perf.script" >"$T/perf.folded"
 
-# share FOLDED SELECT GOOD: "good total" over stacks matching the regular
-# expressions SELECT, GOOD.
-share() {
-	awk -v sel="$2" -v good="$3" '
-		$0 ~ sel { n += $NF; if ($0 ~ good) g += $NF }
-		END { print g + 0, n + 0 }' "$1"
-}
-
 # Each case: the leaf part selecting its samples | the stack from main.
 main='^cfiedge;_start;([^;]*;)*main;'
 kernel='[^;]*_\[k\]'     # a kernel frame; perf's have no _[k]

@@ -146,6 +146,15 @@ build_prog() {
 
 # --- comparing restack with perf ------------------------------------
 
+# share FOLDED SELECT GOOD: "good total": the sample counts of the folded
+# stacks matching the regular expression SELECT, and of those also
+# matching GOOD.
+share() {
+	awk -v sel="$2" -v good="$3" '
+		$0 ~ sel { n += $NF; if ($0 ~ good) g += $NF }
+		END { print g + 0, n + 0 }' "$1"
+}
+
 # restack_counts FILE: "TOTAL n", "R TYPE n" per record type and
 # "S EVENT n" per event with samples, from `restack info FILE`, sorted.
 # Reads FILE on standard input when it is '-'.

@@ -43,14 +43,6 @@ restack_clean convert --annotate --max-scan 0 "$T/nocfi.data" \
 perf_clean script -i "$T/nocfi.data" >"$T/perf.script" 2>/dev/null
 python3 "$TOP/tests/tools/collapse.py" "$T/perf.script" >"$T/perf.folded"
 
-# share FOLDED SELECT GOOD: "good total" over user stacks matching the
-# regular expressions SELECT, GOOD.
-share() {
-	awk -v sel="$2" -v good="$3" '
-		$0 ~ sel { n += $NF; if ($0 ~ good) g += $NF }
-		END { print g + 0, n + 0 }' "$1"
-}
-
 # The scan: main found above the decoys, the stack complete.
 read -r good total < <(share "$T/all.folded" ';nocfi_frame;spin_leaf' \
 	'^nocfi;_start;__libc_start_main_impl_\[i\];__libc_start_call_main;main_\[scan\];nocfi_frame;spin_leaf')
