@@ -92,22 +92,25 @@ struct uw_mem {
 	struct modcache *mc;
 };
 
+/* A read outside the stack copy (cfi_read() serves those inside it). */
 static bool uw_read(void *ctx, uint64_t addr, uint64_t *val)
 {
 	struct uw_mem *m = ctx;
 	const struct aspace_map *map;
 	uint64_t vaddr;
 
-	if (addr >= m->lo && addr < m->hi && m->hi - addr >= 8) {
-		memcpy(val, m->stack + (addr - m->lo), 8);
-		return true;
-	}
 	map = aspace_maps_find(m->maps, addr);
 	if (!map || !module_load(m->mc, map->mod) ||
 	    !module_offset_to_vaddr(map->mod, addr - map->start + map->pgoff,
 				    &vaddr))
 		return false;
 	return module_read(map->mod, vaddr, val, 8);
+}
+
+/* What the CFI evaluator reads for a walk over mem. */
+static struct cfi_mem uw_cfi_mem(struct uw_mem *mem)
+{
+	return (struct cfi_mem){ uw_read, mem, mem->stack, mem->lo, mem->hi };
 }
 
 /* Why a read at addr failed. */
@@ -292,7 +295,7 @@ static bool uw_scan_confirm(struct unwinder *u, const struct aspace_maps *maps,
 			    struct uw_mem *mem, const struct regs *cand)
 {
 	const struct regs_arch *a = u->arch;
-	struct cfi_mem cmem = { uw_read, mem, mem->stack, mem->lo, mem->hi };
+	struct cfi_mem cmem = uw_cfi_mem(mem);
 	struct unwind_frame f;
 	const struct cfi_row *row;
 	struct regs next;
@@ -439,7 +442,7 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 	struct regs rb[2], *cur = &rb[0], *next = &rb[1], *tmp;
 	const struct aspace_map *map;
 	struct uw_mem mem;
-	struct cfi_mem cmem = { uw_read, &mem, NULL, 0, 0 };
+	struct cfi_mem cmem;
 	bool activation = true;
 	unsigned nr = 0, scans = 0;
 
@@ -457,9 +460,7 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 	mem.full = s->stack_size && s->stack_dyn_size == s->stack_size;
 	mem.maps = maps;
 	mem.mc = u->mc;
-	cmem.stack = mem.stack;
-	cmem.lo = mem.lo;
-	cmem.hi = mem.hi;
+	cmem = uw_cfi_mem(&mem);
 	memset(next, 0, sizeof(*next));
 	map = aspace_maps_find(maps, cur->r[a->pc]);
 
