@@ -20,6 +20,7 @@
 #include "common/hashmap.h"
 #include "common/mem.h"
 #include "unwind/dwcache.h"
+#include "unwind/module.h"
 
 #define DWCACHE_MAGIC "RSTKDWI1"
 #define DWCACHE_VERSION 1
@@ -108,13 +109,11 @@ static bool dwcache_path(const char *dir, const struct dwcache_key *key,
 			 char *buf, size_t len)
 {
 	char hex[2 * sizeof(key->bid) + 1];
-	unsigned i;
 	int n;
 
 	if (!key->bid_len || key->bid_len > sizeof(key->bid))
 		return false;
-	for (i = 0; i < key->bid_len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", key->bid[i]);
+	module_build_id_hex(key->bid, key->bid_len, hex);
 	n = snprintf(buf, len, "%s/%s-%llu.dwimg", dir, hex,
 		     (unsigned long long)key->raw_size);
 	return n > 0 && (size_t)n < len;

@@ -367,7 +367,7 @@ static void *dwimage_make(Elf *elf, int fd, size_t *size,
 	uint64_t shoff, out, pos, start, new_shoff, eager_end, total, hdr_end;
 	uint8_t *base = NULL, *img;
 	GElf_Ehdr eh;
-	bool is64, any = false;
+	bool is64;
 
 	raw = (const uint8_t *)elf_rawfile(elf, &raw_size);
 	if (!raw || !gelf_getehdr(elf, &eh) || !module_elf_host_order(elf) ||
@@ -392,14 +392,16 @@ static void *dwimage_make(Elf *elf, int fd, size_t *size,
 	}
 	out = dwimage_plan(elf, raw, raw_size, is64, secs, shnum, shstrndx,
 			   lz != NULL);
-	if (lz && !dwimage_map_source(fd, raw, raw_size, secs, shnum, lz)) {
-		dwimage_lazy_free(lz);
-		lz = NULL;
-		out = dwimage_plan(elf, raw, raw_size, is64, secs, shnum,
-				   shstrndx, false);
-	}
 	if (!out)
 		goto fail;
+	if (lz && !dwimage_map_source(fd, raw, raw_size, secs, shnum, lz)) {
+		/* inflated now instead: the sizes stay */
+		dwimage_lazy_free(lz);
+		lz = NULL;
+		for (i = 1; i < shnum; i++)
+			if (secs[i].what == DWS_LAZY)
+				secs[i].what = DWS_INFLATE;
+	}
 	/*
 	 * The layout: the file, the inflated sections (from a huge page on),
 	 * the section headers, then the lazy section, on pages of its own.
@@ -433,6 +435,9 @@ static void *dwimage_make(Elf *elf, int fd, size_t *size,
 	total = pos;
 	if (total > SIZE_MAX - DWIMAGE_HDR - page)
 		goto fail;
+	/* too small to keep, or no cache: store nothing, inflate lazily */
+	if (out < DWIMAGE_CACHE_MIN || !dwcache_dir())
+		key = NULL;
 	if (key) {
 		key->header_hash = dwimage_header_hash(raw, raw_size, &eh, shoff,
 						       shnum * entsize,
@@ -474,7 +479,6 @@ static void *dwimage_make(Elf *elf, int fd, size_t *size,
 			lz->in_size = s->in_size;
 			lz->out = img + s->new_off;
 			lz->out_size = s->out_size;
-			any = true;
 			continue;
 		}
 		if (s->what != DWS_INFLATE)
@@ -482,10 +486,7 @@ static void *dwimage_make(Elf *elf, int fd, size_t *size,
 		if (!dwimage_inflate(dec, raw + s->in_off, s->in_size,
 				     img + s->new_off, s->out_size))
 			goto fail;
-		any = true;
 	}
-	if (!any)
-		goto fail;
 	memcpy(img + new_shoff, raw + shoff, shnum * entsize);
 	for (i = 1; i < shnum; i++)
 		if (secs[i].what != DWS_KEEP)
@@ -502,7 +503,7 @@ static void *dwimage_make(Elf *elf, int fd, size_t *size,
 			goto fail;
 		h->e_shoff = (Elf32_Off)new_shoff;
 	}
-	if (key && out >= DWIMAGE_CACHE_MIN)
+	if (key)
 		dwimage_store(key, img, total, hdr_end, secs, shnum, new_shoff,
 			      shnum * entsize, lz);
 done:
@@ -608,8 +609,9 @@ void *dwimage_build(Elf *elf, int fd, size_t *size)
 	if (!bid_len || !elf_rawfile(elf, &raw_size))
 		return dwimage_make(elf, fd, size, NULL);   /* not shared */
 	pthread_mutex_lock(&dwimage_lock);
-	e = dwimage_find_locked(bid, bid_len, raw_size);
-	while (e && e->building)
+	/* found again after each wait: its builder may have freed it */
+	while ((e = dwimage_find_locked(bid, bid_len, raw_size)) &&
+	       e->building)
 		pthread_cond_wait(&dwimage_built, &dwimage_lock);
 	if (e) {
 		if (e->image)
