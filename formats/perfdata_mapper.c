@@ -93,9 +93,7 @@ static void *pd_mapper_main(void *arg)
 			m->want = false;
 			m->busy = true;
 			pthread_mutex_unlock(&m->lock);
-			for (i = 0; i < n; i++)
-				munmap(gone[i].p, gone[i].len);
-			n = 0;
+			/* the reader waits for this; the unmaps come after */
 			p = pd_mapper_map(m, base, len);
 			pthread_mutex_lock(&m->lock);
 			m->busy = false;
