@@ -762,8 +762,9 @@ static void mod_trim_kept(struct modcache *mc)
 
 void modcache_end_input(struct modcache *mc)
 {
-	struct module *m, *n;
+	struct module *m, *n, *keep = NULL, **tail = &keep;
 
+	/* this input's, in the order it used them, before older ones */
 	for (m = mc->all; m; m = n) {
 		n = m->next;
 		if (!mc->max_kept || !mod_keepable(m)) {
@@ -771,9 +772,11 @@ void modcache_end_input(struct modcache *mc)
 			continue;
 		}
 		mod_reset_input(m);
-		m->next = mc->kept;
-		mc->kept = m;
+		*tail = m;
+		tail = &m->next;
 	}
+	*tail = mc->kept;
+	mc->kept = keep;
 	mod_trim_kept(mc);
 	mc->all = NULL;
 	mc->tail = &mc->all;
