@@ -36,7 +36,7 @@ mkdir -p "$run" "$srv" "$T/empty"
 	-L"$run" -lwork -Wl,-rpath,"$run" -lpthread || skip_all "cannot build threads"
 
 record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/t.data" \
-	-- "$run/threads" 1500 >/dev/null || { fail "perf record"; done_testing; }
+	-- "$run/threads" 1500 2048 >/dev/null || { fail "perf record"; done_testing; }
 data=$T/t.data
 # The same with the build-ids only in MMAP2 records (no build-id list).
 record --buildid-mmap -e cpu-clock -F 1000 --call-graph dwarf -o "$T/m.data" \
