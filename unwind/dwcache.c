@@ -104,9 +104,8 @@ static void dwcache_count(unsigned *counter)
 	pthread_mutex_unlock(&dwcache_lock);
 }
 
-/* DIR/<build-id>-<size>.dwimg in buf; false when it does not fit. */
-static bool dwcache_path(const char *dir, const struct dwcache_key *key,
-			 char *buf, size_t len)
+/* <build-id>-<size>.dwimg in buf; false when it does not fit. */
+static bool dwcache_name(const struct dwcache_key *key, char *buf, size_t len)
 {
 	char hex[2 * sizeof(key->bid) + 1];
 	int n;
@@ -114,9 +113,35 @@ static bool dwcache_path(const char *dir, const struct dwcache_key *key,
 	if (!key->bid_len || key->bid_len > sizeof(key->bid))
 		return false;
 	module_build_id_hex(key->bid, key->bid_len, hex);
-	n = snprintf(buf, len, "%s/%s-%llu.dwimg", dir, hex,
+	n = snprintf(buf, len, "%s-%llu.dwimg", hex,
 		     (unsigned long long)key->raw_size);
 	return n > 0 && (size_t)n < len;
+}
+
+/* DIR/name in buf; false without a cache or when it does not fit. */
+static bool dwcache_path(const char *name, char *buf, size_t len)
+{
+	const char *dir = dwcache_dir();
+	int n;
+
+	if (!dir)
+		return false;
+	n = snprintf(buf, len, "%s/%s", dir, name);
+	return n > 0 && (size_t)n < len;
+}
+
+int dwcache_open(const char *name)
+{
+	char path[4096];
+
+	if (!dwcache_path(name, path, sizeof(path)))
+		return -1;
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+void dwcache_count_loaded(void)
+{
+	dwcache_count(&dwcache_counts.loaded);
 }
 
 static void dwcache_fill_tail(struct dwcache_tail *t,
@@ -144,18 +169,16 @@ static uint64_t dwcache_tail_off(uint64_t prefix, uint64_t size)
 void *dwcache_load(const struct dwcache_key *key, uint64_t size,
 		   size_t prefix, size_t *map_size)
 {
-	const char *dir = dwcache_dir();
 	struct dwcache_tail want, got;
 	uint64_t tail_off = dwcache_tail_off(prefix, size);
-	char path[4096];
+	char name[256];
 	struct stat st;
 	void *p;
 	int fd;
 
-	if (!dir || size > DWCACHE_MAX_SIZE ||
-	    !dwcache_path(dir, key, path, sizeof(path)))
+	if (size > DWCACHE_MAX_SIZE || !dwcache_name(key, name, sizeof(name)))
 		return NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = dwcache_open(name);
 	if (fd < 0)
 		return NULL;
 	dwcache_fill_tail(&want, key, prefix, size);
@@ -173,7 +196,7 @@ void *dwcache_load(const struct dwcache_key *key, uint64_t size,
 	if (p == MAP_FAILED)
 		return NULL;
 	*map_size = (size_t)(prefix + size);
-	dwcache_count(&dwcache_counts.loaded);
+	dwcache_count_loaded();
 	return p;
 }
 
@@ -197,9 +220,11 @@ static bool dwcache_mkdirs(const char *path)
 	return true;
 }
 
-static bool dwcache_pwrite_all(int fd, const uint8_t *p, uint64_t len,
+static bool dwcache_pwrite_all(int fd, const void *buf, uint64_t len,
 			       uint64_t off)
 {
+	const uint8_t *p = buf;
+
 	while (len) {
 		ssize_t n = pwrite(fd, p, (size_t)MIN(len, 1u << 30),
 				   (off_t)off);
@@ -215,46 +240,70 @@ static bool dwcache_pwrite_all(int fd, const uint8_t *p, uint64_t len,
 	return true;
 }
 
+bool dwcache_create(struct dwcache_file *f, const char *name)
+{
+	const char *dir = dwcache_dir();
+	int n;
+
+	f->fd = -1;
+	f->ok = false;
+	if (!dir || !dwcache_path(name, f->path, sizeof(f->path)))
+		return false;
+	n = snprintf(f->tmp, sizeof(f->tmp), "%s/.tmp-XXXXXX", dir);
+	if (n < 0 || (size_t)n >= sizeof(f->tmp) || !dwcache_mkdirs(dir)) {
+		dwcache_count(&dwcache_counts.failed);
+		return false;
+	}
+	f->fd = mkstemp(f->tmp);
+	if (f->fd < 0) {
+		dwcache_count(&dwcache_counts.failed);
+		return false;
+	}
+	f->ok = true;
+	return true;
+}
+
+void dwcache_write(struct dwcache_file *f, const void *p, uint64_t len,
+		   uint64_t off)
+{
+	f->ok = f->ok && dwcache_pwrite_all(f->fd, p, len, off);
+}
+
+void dwcache_finish(struct dwcache_file *f)
+{
+	if (f->fd < 0)
+		return;
+	f->ok = close(f->fd) == 0 && f->ok;
+	f->fd = -1;
+	if (f->ok && rename(f->tmp, f->path) == 0) {
+		dwcache_count(&dwcache_counts.stored);
+		return;
+	}
+	f->ok = false;
+	unlink(f->tmp);
+	dwcache_count(&dwcache_counts.failed);
+}
+
 void dwcache_store(const struct dwcache_key *key, const uint8_t *image,
 		   uint64_t size, size_t prefix,
 		   const struct dwcache_range *ranges, size_t nr)
 {
-	const char *dir = dwcache_dir();
 	struct dwcache_tail tail;
-	char path[4096], tmp[4096];
-	bool ok = true;
+	struct dwcache_file f;
+	char name[256];
 	size_t i;
-	int fd, n;
 
-	if (!dir || size > DWCACHE_MAX_SIZE ||
-	    !dwcache_path(dir, key, path, sizeof(path)))
+	if (size > DWCACHE_MAX_SIZE || !dwcache_name(key, name, sizeof(name)) ||
+	    !dwcache_create(&f, name))
 		return;
-	n = snprintf(tmp, sizeof(tmp), "%s/.tmp-XXXXXX", dir);
-	if (n < 0 || (size_t)n >= sizeof(tmp) || !dwcache_mkdirs(dir)) {
-		dwcache_count(&dwcache_counts.failed);
-		return;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		dwcache_count(&dwcache_counts.failed);
-		return;
-	}
-	for (i = 0; ok && i < nr; i++) {
+	for (i = 0; f.ok && i < nr; i++) {
 		if (ranges[i].off > size || ranges[i].len > size - ranges[i].off)
-			ok = false;
+			f.ok = false;
 		else
-			ok = dwcache_pwrite_all(fd, image + ranges[i].off,
-						ranges[i].len,
-						prefix + ranges[i].off);
+			dwcache_write(&f, image + ranges[i].off, ranges[i].len,
+				      prefix + ranges[i].off);
 	}
 	dwcache_fill_tail(&tail, key, prefix, size);
-	ok = ok && dwcache_pwrite_all(fd, (const uint8_t *)&tail, sizeof(tail),
-				      dwcache_tail_off(prefix, size));
-	ok = close(fd) == 0 && ok;
-	if (ok && rename(tmp, path) == 0) {
-		dwcache_count(&dwcache_counts.stored);
-		return;
-	}
-	unlink(tmp);
-	dwcache_count(&dwcache_counts.failed);
+	dwcache_write(&f, &tail, sizeof(tail), dwcache_tail_off(prefix, size));
+	dwcache_finish(&f);
 }

@@ -16,7 +16,8 @@
  * The directory: dwcache_set_dir(), else $XDG_CACHE_HOME/restack/dwarf,
  * else $HOME/.cache/restack/dwarf; created (mode 0700) on the first
  * store.  When it cannot be written, images are built each run as before.
- * Nothing here changes what a run outputs.
+ * Nothing here changes what a run outputs.  ksyms.c keeps its kernel
+ * symbol indexes in the same directory, through the same calls.
  */
 #ifndef RESTACK_UNWIND_DWCACHE_H
 #define RESTACK_UNWIND_DWCACHE_H
@@ -65,10 +66,37 @@ void dwcache_store(const struct dwcache_key *key, const uint8_t *image,
 		   uint64_t size, size_t prefix,
 		   const struct dwcache_range *ranges, size_t nr);
 
+/*
+ * Other files kept in the same directory (ksyms.c's kernel symbol
+ * indexes), written the same way: dwcache_create() opens a temporary file
+ * in the directory (made if missing) to become NAME, dwcache_write()
+ * writes into it at an offset, dwcache_finish() closes it and renames it
+ * into place if every step worked (else removes it); a failure anywhere
+ * counts as a failed store.  dwcache_create() is false without a cache or
+ * when it cannot create the file (f->ok false: the other calls do
+ * nothing).
+ */
+struct dwcache_file {
+	int fd;
+	bool ok;
+	char tmp[4096], path[4096];
+};
+
+bool dwcache_create(struct dwcache_file *f, const char *name);
+void dwcache_write(struct dwcache_file *f, const void *p, uint64_t len,
+		   uint64_t off);
+void dwcache_finish(struct dwcache_file *f);
+
+/* NAME in the directory opened read-only: a descriptor, or -1. */
+int dwcache_open(const char *name);
+
+/* Counts a file the caller mapped from the directory (for --stats). */
+void dwcache_count_loaded(void);
+
 /* What this process did with the cache (for --stats). */
 struct dwcache_counters {
-	unsigned loaded;     /* images mapped from it */
-	unsigned stored;     /* images written to it */
+	unsigned loaded;     /* files mapped from it (images, ksyms.c indexes) */
+	unsigned stored;     /* files written to it */
 	unsigned failed;     /* stores that failed */
 };
 

@@ -20,6 +20,7 @@
 #include "common/mem.h"
 #include "unwind/a2l.h"
 #include "unwind/jit.h"
+#include "unwind/ksyms.h"
 #include "unwind/module.h"
 #include "unwind/symtab.h"
 
@@ -39,7 +40,7 @@ int kallsyms_once_init(struct kallsyms_once *k, const char *path)
 
 void kallsyms_once_release(struct kallsyms_once *k)
 {
-	symtab_free(k->tab);
+	ksyms_free(k->tab);
 	free(k->path);
 	pthread_mutex_destroy(&k->lock);
 	memset(k, 0, sizeof(*k));
@@ -58,13 +59,13 @@ static void symbolizer_load_kallsyms(struct symbolizer *s)
 	s->kallsyms_tried = true;
 	if (!k) {
 		if (s->kallsyms_path)
-			s->kallsyms = symtab_load_kallsyms(s->kallsyms_path);
+			s->kallsyms = ksyms_load(s->kallsyms_path);
 		return;
 	}
 	pthread_mutex_lock(&k->lock);
 	if (!k->tried) {
 		k->tried = true;
-		k->tab = symtab_load_kallsyms(k->path);
+		k->tab = ksyms_load(k->path);
 	}
 	s->kallsyms = k->tab;
 	pthread_mutex_unlock(&k->lock);
@@ -73,7 +74,7 @@ static void symbolizer_load_kallsyms(struct symbolizer *s)
 void symbolizer_release(struct symbolizer *s)
 {
 	if (!s->shared)
-		symtab_free(s->kallsyms);
+		ksyms_free(s->kallsyms);
 	free(s->kallsyms_path);
 	hashmap_release(&s->kernel);
 	hashmap_release(&s->other);
@@ -203,21 +204,21 @@ const struct sym_loc *symbolize_user(struct symbolizer *s, struct module *m,
 
 const struct sym_loc *symbolize_kernel(struct symbolizer *s, uint64_t addr)
 {
-	const struct symtab_sym *sym;
+	const char *name;
 	struct sym_loc *l;
+	size_t len;
 	void *v;
 
 	if (hashmap_get(&s->kernel, addr, &v))
 		return v;
 	if (!s->kallsyms_tried && (s->kallsyms_path || s->shared))
 		symbolizer_load_kallsyms(s);
-	sym = symtab_lookup(s->kallsyms, addr);
+	name = ksyms_lookup(s->kallsyms, addr, &len);
 	l = sym_new(s, "[kernel.kallsyms]", addr, SYM_KERNEL, 1);
 	if (!l)
 		return NULL;
-	if (sym) {
-		l->e[0].name = arena_strndup(&s->arena, sym->name,
-					     symtab_name_len(sym));
+	if (name) {
+		l->e[0].name = arena_strndup(&s->arena, name, len);
 		if (!l->e[0].name)
 			return NULL;
 	}

@@ -19,8 +19,8 @@
 
 #include <pthread.h>
 
+struct ksyms;
 struct module;
-struct symtab;
 
 /*
  * A kernel symbol table several symbolizers (worker threads) share: read
@@ -30,7 +30,7 @@ struct symtab;
 struct kallsyms_once {
 	pthread_mutex_t lock;
 	bool tried;
-	struct symtab *tab;       /* owned */
+	struct ksyms *tab;        /* owned */
 	char *path;               /* owned */
 };
 
@@ -40,7 +40,7 @@ void kallsyms_once_release(struct kallsyms_once *k);
 
 struct symbolizer {
 	bool inline_frames;
-	struct symtab *kallsyms;    /* owned unless shared; NULL: kernel
+	struct ksyms *kallsyms;     /* owned unless shared; NULL: kernel
 				     * frames unnamed */
 	struct kallsyms_once *shared; /* where kallsyms comes from, or NULL */
 	char *kallsyms_path;        /* read on the first kernel address */

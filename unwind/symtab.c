@@ -69,6 +69,12 @@ size_t symtab_count(const struct symtab *t)
 	return t ? t->nr : 0;
 }
 
+const struct symtab_sym *symtab_syms(const struct symtab *t, size_t *nr)
+{
+	*nr = t ? t->nr : 0;
+	return t ? t->syms : NULL;
+}
+
 /* The symbol table section of the given type with real contents. */
 static Elf_Scn *st_symtab(Elf *elf, Elf64_Word type, GElf_Shdr *sh)
 {

@@ -49,9 +49,12 @@ void symtab_free(struct symtab *t);
 /*
  * The kernel's symbols from a kallsyms file (/proc/kallsyms or a copy),
  * as perf loads them; NULL when the file cannot be read.  The caller owns
- * it (symtab_free).
+ * it (symtab_free).  ksyms.c keeps the result on disk between runs.
  */
 struct symtab *symtab_load_kallsyms(const char *path);
+
+/* The table, sorted by start (one symbol per start); *nr entries. */
+const struct symtab_sym *symtab_syms(const struct symtab *t, size_t *nr);
 
 /* perf's symbol for ELF address addr, or NULL. */
 const struct symtab_sym *symtab_lookup(const struct symtab *t, uint64_t addr);

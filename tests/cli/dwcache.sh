@@ -8,7 +8,10 @@
 #     used (and is replaced); a cache that cannot be written changes
 #     nothing but the count of failed stores;
 #   - the default directory ($XDG_CACHE_HOME, else ~/.cache), and
-#     --no-dwarf-cache, which writes nothing.
+#     --no-dwarf-cache, which writes nothing;
+#   - kernel symbol indexes (unwind/ksyms.c) in the same directory: stored
+#     by the first conversion that names kernel frames from perf's copy of
+#     kallsyms, read by the next, the same names either way.
 . "$(dirname "$0")/lib.sh"
 
 cc=$(command -v cc || command -v gcc) || skip_all "no C compiler"
@@ -117,5 +120,31 @@ case $ro in
 	"read, written, failed: $ro" ;;
 esac
 same_file "$T/none.folded" "$T/ro.folded" "an unwritable cache: the same bytes"
+
+# --- kernel symbols ---
+record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/k.data" \
+	-- dd if=/dev/zero of=/dev/null bs=64k count=40000 ||
+	fail "perf record of dd"
+restack_clean convert --no-dwarf-cache "$T/k.data" -o "$T/k-none.folded"
+restack_clean stats "$T/k.data" >"$T/k.stats" 2>&1
+check "dd's capture names kernel frames from perf's copy of kallsyms" \
+	grep -q "^kernel symbols  *$T/home/.debug/.*/kallsyms$" "$T/k.stats"
+kc=$T/kc
+restack_clean convert --dwarf-cache "$kc" --stats-json "$T/k1.json" \
+	"$T/k.data" -o "$T/k1.folded"
+check "the first conversion stores a kernel symbol index" \
+	bash -c "ls '$kc'/kallsyms-*.ksyms"
+restack_clean convert --dwarf-cache "$kc" --stats-json "$T/k2.json" \
+	"$T/k.data" -o "$T/k2.folded"
+k1=$(counts "$T/k1.json")
+k2=$(counts "$T/k2.json")
+case "$k1/$k2" in
+"0 "[1-9]*" 0/"[1-9]*" 0 0") ok "stored by the first, read by the second" ;;
+*) fail "stored by the first, read by the second" \
+	"read, written, failed: $k1, then $k2" ;;
+esac
+same_file "$T/k-none.folded" "$T/k1.folded" "storing the index: the same bytes"
+same_file "$T/k-none.folded" "$T/k2.folded" "from the index: the same bytes"
+check "kernel frames are named" grep -q 'entry_SYSCALL_64' "$T/k2.folded"
 
 done_testing
