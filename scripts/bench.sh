@@ -14,7 +14,7 @@
 #            stacks deeper than the 8 KiB copy, so restack stitches
 #   large    the threaded program again, about 250000 samples (dwarf,2048:
 #            600 MB), recorded afresh each time and deleted afterwards
-# and times, on each, warm cache, best of 5 (2 for the large one):
+# and times, on each, warm cache, best of 10 (2 for the large one):
 #   restack convert -j1 / -j2 / -j1 --no-inline -o x.folded
 #   restack convert -j1 with an empty DWARF cache (a first run: it inflates
 #   the debug info and stores it; the other runs read it, see dwcache.h)
@@ -37,11 +37,11 @@ if ! command -v perf >/dev/null; then
 	echo "bench: perf is not installed" >&2
 	exit 1
 fi
-if [ ! -x /usr/bin/time ]; then
-	echo "bench: /usr/bin/time is needed (apt-get install time)" >&2
+cc=$(command -v cc || command -v gcc)
+if [ -z "$cc" ] || ! "$cc" -O2 -o "$work/benchtime" "$top/scripts/benchtime.c"; then
+	echo "bench: cannot build scripts/benchtime.c (no C compiler?)" >&2
 	exit 1
 fi
-cc=$(command -v cc || command -v gcc)
 
 perf_clean() {
 	env -i PATH=/usr/bin:/bin HOME="$work/home" perf "$@"
@@ -94,26 +94,30 @@ SQL
 fi
 
 # once CMD: runs CMD (a shell string) once; prints "SECONDS KB" (KB: its
-# peak RSS, the largest of a pipeline's).  The wall time is read to the
-# microsecond around the run (/usr/bin/time gives hundredths only, too
-# coarse for a run of 0.05 s).
+# peak RSS, the largest of a pipeline's), from scripts/benchtime.c: the
+# clock is read right around the shell's fork and wait.
 once() {
-	local t0 t1
-	t0=$(date +%s%N)
-	/usr/bin/time -o "$work/time.out" -f "%M" \
-		bash -c "$1" >/dev/null 2>/dev/null
-	t1=$(date +%s%N)
-	echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }') $(tail -n 1 "$work/time.out")"
+	"$work/benchtime" "$1"
 }
 
 # best N CMD...: N rounds, each running every CMD once, in turn, so that
 # the host's slow and fast spells (this VM has them) fall on every tool
-# alike; sets BEST[i] to "SECONDS KB" of CMD i's fastest run.
+# alike; sets BEST[i] to "SECONDS KB" of CMD i's fastest run, less the
+# fastest run of the shell and env alone (a run of `true` the same way,
+# one per round, timed like the others), as hyperfine subtracts its
+# shell's start-up: the tools' own times are compared.  START gets that
+# start-up time.
 best() {
 	local n=$1 i k k1 t
 	shift
 	BEST=()
+	START=
 	for i in $(seq "$n"); do
+		t=$(once "$(clean true)")
+		if [ -z "$START" ] || awk -v a="${t% *}" -v b="$START" \
+			'BEGIN { exit !(a < b) }'; then
+			START=${t% *}
+		fi
 		for k in $(seq 0 $(($# - 1))); do
 			k1=$((k + 1))
 			t=$(once "${!k1}")
@@ -123,7 +127,14 @@ best() {
 			fi
 		done
 	done
+	for k in "${!BEST[@]}"; do
+		BEST[k]=$(awk -v a="${BEST[k]}" -v s="$START" \
+			'BEGIN { split(a, x, " "); printf "%.4f %s", x[1] - s, x[2] }')
+	done
 }
+
+# fmt3 SECONDS: with three decimals ("-" stays "-")
+fmt3() { awk -v a="$1" 'BEGIN { if (a == "-") print a; else printf "%.3f", a }'; }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }'; }
 
@@ -163,14 +174,14 @@ row() {
 		"$9" "$(ratio "$9" "$1")" $((${10} / 1024)) \
 		"$7" "$(ratio "$7" "$1")" $(($8 / 1024)) \
 		"${11}" "$(ratio "${11}" "$1")" "$(ratio "${11}" "$5")" \
-		"${13}" "$(ratio "${13}" "$1")" $((${14} / 1024))
+		"$(fmt3 "${13}")" "$(ratio "${13}" "$1")" $((${14} / 1024))
 }
 
 printf '\n%-8s %7s %6s | %-20s | %-19s | %-13s | %-21s | %-21s | %-21s | %-19s\n' \
 	capture samples MB "1st run, restack -j1" "-j2 (speed-up)" "--no-inline" \
 	"perf script" "perf script|collapse" "perf --no-inline" "perfparser"
 for c in "${captures[@]}"; do
-	row "$c" 5
+	row "$c" 10
 done
 
 # The large capture: the threaded program for about 250000 samples,
@@ -201,9 +212,12 @@ fi
 rm -rf "$work/dwfirst"
 cat <<EOF
 
-Times are seconds (best of 5, best of 2 on the large capture, the tools
+Times are seconds (best of 10, best of 2 on the large capture, the tools
 taking turns; warm cache; "1st run": with an empty DWARF cache, as on a
-machine restack has not run on before); (N) is peak RSS in MiB; NNx is the other tool's time divided by
+machine restack has not run on before; each less the best time of the
+shell and env(1) starting \`true\` the same way, as hyperfine subtracts
+its shell's start-up: $START s in the last measurements); (N) is peak
+RSS in MiB; NNx is the other tool's time divided by
 restack -j1's (for -j2: -j1's time divided by -j2's; perf --no-inline also
 against restack --no-inline, second ratio).  restack and the perf pipeline
 write the same folded stacks wherever perf completes them (restack also
