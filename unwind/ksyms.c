@@ -272,7 +272,7 @@ const char *ksyms_lookup(const struct ksyms *k, uint64_t addr, size_t *len)
 	if (lo == 0)
 		return NULL;
 	e = &k->ent[lo - 1];
-	if (!(addr < e->end || (addr == e->start && e->end == e->start)))
+	if (!symtab_range_has(e->start, e->end, addr))
 		return NULL;
 	/* the index is trusted like the cache's other files, but bounded */
 	if (e->name_off > k->names_len ||

@@ -608,9 +608,7 @@ const struct symtab_sym *symtab_lookup(const struct symtab *t, uint64_t addr)
 	if (lo == 0)
 		return NULL;
 	s = &t->syms[lo - 1];
-	if (addr < s->end || (addr == s->start && s->end == s->start))
-		return s;
-	return NULL;
+	return symtab_range_has(s->start, s->end, addr) ? s : NULL;
 }
 
 const char *symtab_bfd_function(const struct symtab *t, uint64_t addr)

@@ -16,6 +16,7 @@
 #ifndef RESTACK_UNWIND_SYMTAB_H
 #define RESTACK_UNWIND_SYMTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,6 +56,17 @@ struct symtab *symtab_load_kallsyms(const char *path);
 
 /* The table, sorted by start (one symbol per start); *nr entries. */
 const struct symtab_sym *symtab_syms(const struct symtab *t, size_t *nr);
+
+/*
+ * Whether a symbol [start, end) holds addr as perf decides it: a symbol
+ * of size 0 holds its own address.
+ */
+static inline bool symtab_range_has(uint64_t start, uint64_t end,
+				    uint64_t addr)
+{
+	return addr >= start &&
+	       (addr < end || (addr == start && end == start));
+}
 
 /* perf's symbol for ELF address addr, or NULL. */
 const struct symtab_sym *symtab_lookup(const struct symtab *t, uint64_t addr);
