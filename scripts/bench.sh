@@ -14,7 +14,7 @@
 #            stacks deeper than the 8 KiB copy, so restack stitches
 #   large    the threaded program again, about 250000 samples (dwarf,2048:
 #            600 MB), recorded afresh each time and deleted afterwards
-# and times, on each, warm cache, best of 10 (2 for the large one):
+# and times, on each, warm cache, best of 10 (3 for the large one):
 #   restack convert -j1 / -j2 / -j1 --no-inline -o x.folded
 #   restack convert -j1 with an empty DWARF cache (a first run: it inflates
 #   the debug info and stores it; the other runs read it, see dwcache.h)
@@ -102,25 +102,24 @@ once() {
 
 # best N CMD...: N rounds, each running every CMD once, in turn, so that
 # the host's slow and fast spells (this VM has them) fall on every tool
-# alike; sets BEST[i] to "SECONDS KB" of CMD i's fastest run, less the
-# fastest run of the shell and env alone (a run of `true` the same way,
-# one per round, timed like the others), as hyperfine subtracts its
-# shell's start-up: the tools' own times are compared.  START gets that
-# start-up time.
+# alike; sets BEST[i] to "SECONDS KB" of CMD i's fastest successful run,
+# less the fastest start-up of the shell alone (`bash -c :`, once per
+# round, timed like the others), as hyperfine subtracts its shell's
+# start-up.  START gets that start-up time.
 best() {
 	local n=$1 i k k1 t
 	shift
 	BEST=()
 	START=
 	for i in $(seq "$n"); do
-		t=$(once "$(clean true)")
+		t=$(once :)
 		if [ -z "$START" ] || awk -v a="${t% *}" -v b="$START" \
 			'BEGIN { exit !(a < b) }'; then
 			START=${t% *}
 		fi
 		for k in $(seq 0 $(($# - 1))); do
 			k1=$((k + 1))
-			t=$(once "${!k1}")
+			t=$(once "${!k1}") || continue
 			if [ -z "${BEST[k]:-}" ] || awk -v a="$t" -v b="${BEST[k]}" \
 				'BEGIN { split(a, x, " "); split(b, y, " "); exit !(x[1] < y[1]) }'; then
 				BEST[k]=$t
@@ -136,7 +135,7 @@ best() {
 # fmt3 SECONDS: with three decimals ("-" stays "-")
 fmt3() { awk -v a="$1" 'BEGIN { if (a == "-") print a; else printf "%.3f", a }'; }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b != "-" && b > 0) printf "%.1fx", a / b; else print "-" }'; }
 
 pp=/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser
 [ -x "$pp" ] || pp=$(command -v hotspot-perfparser || true)
@@ -195,7 +194,7 @@ if [ "${BENCH_LARGE:-1}" != 0 ]; then
 		CALL_GRAPH=dwarf,2048 record large "$work/threads" 900000 ||
 			exit 1
 	fi
-	row large 2
+	row large 3
 	# The ceiling for -j2 here: two independent -j1 conversions at once
 	# against one.  On this kind of VM two busy vCPUs often deliver well
 	# under twice the work of one, which no threading can beat.
@@ -203,8 +202,8 @@ if [ "${BENCH_LARGE:-1}" != 0 ]; then
 		"$(clean "'$restack' convert -j1 '$work/large.data' -o /dev/null") & $(clean "'$restack' convert -j1 '$work/large.data' -o /dev/null"); wait"
 	one=${BEST[0]} two=${BEST[1]}
 	echo
-	echo "two -j1 conversions of the large capture at once: ${two% *} s, one" \
-	     "alone: ${one% *} s: this machine ran $(awk -v a="${one% *}" \
+	echo "two -j1 conversions of the large capture at once: $(fmt3 "${two% *}") s, one" \
+	     "alone: $(fmt3 "${one% *}") s: this machine ran $(awk -v a="${one% *}" \
 	     -v b="${two% *}" 'BEGIN { printf "%.2f", 2 * a / b }')x the work" \
 	     "of one conversion on two threads (the ceiling for -j2 now)"
 	[ -n "${BENCH_KEEP:-}" ] || rm -f "$work/large.data" "$work"/large*.folded
@@ -212,12 +211,11 @@ fi
 rm -rf "$work/dwfirst"
 cat <<EOF
 
-Times are seconds (best of 10, best of 2 on the large capture, the tools
+Times are seconds (best of 10, best of 3 on the large capture, the tools
 taking turns; warm cache; "1st run": with an empty DWARF cache, as on a
-machine restack has not run on before; each less the best time of the
-shell and env(1) starting \`true\` the same way, as hyperfine subtracts
-its shell's start-up: $START s in the last measurements); (N) is peak
-RSS in MiB; NNx is the other tool's time divided by
+machine restack has not run on before; each less the best start-up
+time of the shell that runs it, as hyperfine subtracts its shell's:
+$START s in the last measurements); (N) is peak RSS in MiB; NNx is the other tool's time divided by
 restack -j1's (for -j2: -j1's time divided by -j2's; perf --no-inline also
 against restack --no-inline, second ratio).  restack and the perf pipeline
 write the same folded stacks wherever perf completes them (restack also

@@ -38,6 +38,8 @@ int main(int argc, char **argv)
 		if (fd >= 0) {
 			dup2(fd, 1);
 			dup2(fd, 2);
+			if (fd > 2)
+				close(fd);
 		}
 		execl("/bin/bash", "bash", "-c", argv[1], (char *)NULL);
 		_exit(127);

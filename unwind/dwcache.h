@@ -87,7 +87,8 @@ void dwcache_write(struct dwcache_file *f, const void *p, uint64_t len,
 		   uint64_t off);
 void dwcache_finish(struct dwcache_file *f);
 
-/* NAME in the directory opened read-only: a descriptor, or -1. */
+/* NAME in the directory opened read-only: a descriptor the caller
+ * closes, or -1. */
 int dwcache_open(const char *name);
 
 /* Counts a file the caller mapped from the directory (for --stats). */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/base.h"
@@ -22,7 +23,16 @@
 #include "unwind/symtab.h"
 
 #define KSYMS_MAGIC "RSTKKSY1"
-#define KSYMS_VERSION 1
+/*
+ * The layout of a stored index and the rules that made its table: bump it
+ * when either changes (symtab.c's kallsyms parsing or its fixups too), so
+ * that no run takes names from an index older rules made.
+ */
+#define KSYMS_VERSION 2
+/* Files changed this recently are not indexed: a rewrite within the same
+ * tick of the file system's clock keeps their times (git's racy-clean
+ * rule). */
+#define KSYMS_SETTLE_NS 2000000000ull
 
 /* What identifies the kallsyms file an index was made from. */
 struct ksyms_src {
@@ -96,6 +106,19 @@ static bool ksyms_identify(const char *path, struct ksyms_src *src)
 	src->ctime_ns = (uint64_t)st.st_ctim.tv_sec * 1000000000ull +
 			(uint64_t)st.st_ctim.tv_nsec;
 	return true;
+}
+
+/* Whether src's times are far enough in the past (KSYMS_SETTLE_NS). */
+static bool ksyms_settled(const struct ksyms_src *src)
+{
+	struct timespec now;
+	uint64_t t;
+
+	if (clock_gettime(CLOCK_REALTIME, &now) < 0)
+		return false;
+	t = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+	return t > src->mtime_ns + KSYMS_SETTLE_NS &&
+	       t > src->ctime_ns + KSYMS_SETTLE_NS;
 }
 
 static void ksyms_name(const struct ksyms_src *src, char *buf, size_t len)
@@ -223,13 +246,13 @@ static void ksyms_store(const struct symtab *t, const char *name,
 struct ksyms *ksyms_load(const char *path)
 {
 	struct ksyms *k = mem_zalloc(1, sizeof(*k));
-	struct ksyms_src src;
+	struct ksyms_src src, again;
 	bool known;
 	char name[64];
 
 	if (!k)
 		return NULL;
-	known = ksyms_identify(path, &src);
+	known = dwcache_dir() && ksyms_identify(path, &src);
 	if (known) {
 		ksyms_name(&src, name, sizeof(name));
 		if (ksyms_map(k, name, &src))
@@ -240,7 +263,9 @@ struct ksyms *ksyms_load(const char *path)
 		free(k);
 		return NULL;
 	}
-	if (known)
+	/* stored only when the file stayed the same while it was read */
+	if (known && ksyms_settled(&src) && ksyms_identify(path, &again) &&
+	    !memcmp(&src, &again, sizeof(src)))
 		ksyms_store(k->tab, name, &src);
 	return k;
 }

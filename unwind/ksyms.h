@@ -11,9 +11,12 @@
  * (dwcache.h) as kallsyms-<hash>.ksyms, and later runs map that: no
  * parsing, no new memory.  An index is found by what identifies the file
  * it was made from: device, inode, size, modification and change times
- * and a hash of its first and last 4 KiB (a file rewritten or replaced
- * gets a new one).  The names are the same
- * either way; nothing here changes what a run outputs.
+ * and a hash of its first and last 4 KiB.  A file changed since gets a
+ * new index; one rewritten in place within a tick of the file system's
+ * clock, to the same size and ends, would not, so a file changed less
+ * than 2 s ago, or while it was read, is not indexed.  The index carries
+ * the version of the rules that made it.  The names are the same either
+ * way; nothing here changes what a run outputs.
  *
  * Ownership: ksyms_load() returns a table the caller frees with
  * ksyms_free(); it is read-only afterwards, so threads share it without

@@ -172,7 +172,8 @@ static int st_sort_batch(struct symtab_sym *a, size_t n)
 
 /*
  * symbols__fixup_end() and symbols__fixup_duplicate() over the whole
- * table.
+ * table.  (A change here, or to the kallsyms parsing, changes stored
+ * kernel symbol indexes: bump KSYMS_VERSION in ksyms.c.)
  */
 static void st_fixup(struct symtab *t)
 {

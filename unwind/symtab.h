@@ -54,7 +54,8 @@ void symtab_free(struct symtab *t);
  */
 struct symtab *symtab_load_kallsyms(const char *path);
 
-/* The table, sorted by start (one symbol per start); *nr entries. */
+/* The table, sorted by start (one symbol per start); *nr entries,
+ * borrowed: valid until symtab_free(t). */
 const struct symtab_sym *symtab_syms(const struct symtab *t, size_t *nr);
 
 /*

@@ -3,12 +3,15 @@
  * the names from a stored index equal those of the parsed file
  * (symtab_load_kallsyms()) at every address around every symbol; an
  * index is made once, read afterwards, and not used once the file
- * changes or the index is cut.
+ * changes or the index is cut; a file written less than 2 s ago is not
+ * indexed; names a damaged index points outside its names are not used.
  */
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/harness.h"
@@ -49,6 +52,15 @@ static const struct {
 	{ 0xffffffffc0000010ull, "mod_fn", "a module's name ends at its tab" },
 	{ 0xffffffff81002000ull, "", "no symbol before module text" },
 };
+
+/* Waits out ksyms.c's 2 s for a file's times to settle. */
+static void settle(void)
+{
+	struct timespec t = { 2, 100000000 };
+
+	while (nanosleep(&t, &t) < 0)
+		;
+}
 
 static void write_file(const char *path, const char *text)
 {
@@ -107,6 +119,33 @@ static struct dwcache_counters counts(void)
 	return c;
 }
 
+/*
+ * Points every entry's name far past the names in the indexes under
+ * cache_dir (the stored layout, ksyms.c: an 88-byte header, then 24-byte
+ * entries with the name's offset at byte 16; the header stays valid).
+ */
+static void damage_names(const char *cache_dir)
+{
+	const uint32_t far = 0x7fffffff;
+	char pattern[160];
+	glob_t g;
+	size_t i, e;
+
+	snprintf(pattern, sizeof(pattern), "%s/kallsyms-*.ksyms", cache_dir);
+	CHECK(glob(pattern, 0, NULL, &g) == 0, "find the indexes");
+	for (i = 0; i < g.gl_pathc; i++) {
+		FILE *f = fopen(g.gl_pathv[i], "r+b");
+
+		for (e = 0; f && e < 9; e++)
+			if (fseek(f, 88 + 24 * (long)e + 16, SEEK_SET) < 0 ||
+			    fwrite(&far, 4, 1, f) != 1)
+				break;
+		CHECK(f && e == 9 && fclose(f) == 0, "damage %s",
+		      g.gl_pathv[i]);
+	}
+	globfree(&g);
+}
+
 /* A load after what: the file's new names, from a new index. */
 static void stored_afresh(const char *what)
 {
@@ -136,6 +175,7 @@ int main(void)
 	snprintf(kpath, sizeof(kpath), "%s/kallsyms", dir);
 	snprintf(cache, sizeof(cache), "%s/cache", dir);
 	write_file(kpath, kallsyms_text);
+	settle();
 	t = symtab_load_kallsyms(kpath);
 	CHECK(t && symtab_count(t) == 9, "the parsed table: 9 symbols");
 
@@ -176,6 +216,15 @@ int main(void)
 		p = strstr(changed, "last_core");
 		memcpy(p, "last_kore", 9);
 		write_file(kpath, changed);
+		c0 = counts();
+		k = ksyms_load(kpath);
+		c1 = counts();
+		name_of(k, 0xffffffff81000500ull, name);
+		CHECK_STR(name, "last_kore", "a file just written: its names");
+		CHECK(c1.stored == c0.stored && c1.loaded == c0.loaded,
+		      "a file just written: not indexed yet");
+		ksyms_free(k);
+		settle();
 	}
 	stored_afresh("a rewritten file");
 
@@ -192,6 +241,15 @@ int main(void)
 	c0 = counts();
 	k = ksyms_load(kpath);
 	CHECK(k && counts().loaded == c0.loaded + 1, "then read again");
+	ksyms_free(k);
+	damage_names(cache);
+	k = ksyms_load(kpath);
+	{
+		size_t len;
+
+		CHECK(k && !ksyms_lookup(k, 0xffffffff81000050ull, &len),
+		      "an index whose names point past its end: no name");
+	}
 	ksyms_free(k);
 	symtab_free(t);
 
