@@ -326,6 +326,36 @@ int pd_attr_by_id(struct perfdata_reader *r, uint64_t id, unsigned *attr);
 void pd_block_put(struct perfdata_reader *r, struct pd_block *b);
 
 /*
+ * Regular files are read through mappings of windows of the data section:
+ * PD_MAP_WINDOW bytes from a multiple of PD_MAP_ALIGN in the file, and
+ * PD_MAP_SLACK (the most a record can take) more, so that the record a
+ * window's end cuts lies whole in the next window, which starts
+ * PD_MAP_WINDOW after it.  Aligned windows let the kernel map the page
+ * cache's 2 MiB folios (those of a file read from disk on kernels with
+ * large folios) with one page-table entry each instead of 512: mapping the
+ * 224 MB bench capture read back from disk takes 4-5 ms instead of 8-9
+ * (and 19-21 ms when its pages are single pages, as perf record's writes
+ * leave them; nothing a reader can change).  pd_map_base() is
+ * the start of the window that holds file offset off; pd_map_len() its
+ * length when the data ends at data_end.
+ */
+#define PD_MAP_WINDOW (4u << 20)
+#define PD_MAP_ALIGN (2u << 20)
+#define PD_MAP_SLACK (64u << 10)
+
+static inline uint64_t pd_map_base(uint64_t off)
+{
+	return off - off % PD_MAP_ALIGN;
+}
+
+static inline uint64_t pd_map_len(uint64_t base, uint64_t data_end)
+{
+	uint64_t len = PD_MAP_WINDOW + PD_MAP_SLACK;
+
+	return data_end - base < len ? data_end - base : len;
+}
+
+/*
  * perfdata_mapper.c: a thread that maps the input's next window ahead of
  * the reader (MAP_POPULATE) and unmaps the windows it is done with.
  * pd_mapper_take() returns the address of file offset base when the
@@ -336,7 +366,7 @@ void pd_block_put(struct perfdata_reader *r, struct pd_block *b);
  * what it still holds.
  */
 struct pd_mapper;
-struct pd_mapper *pd_mapper_start(int fd, uint64_t data_end, size_t window);
+struct pd_mapper *pd_mapper_start(int fd, uint64_t data_end);
 void *pd_mapper_take(struct pd_mapper *m, uint64_t base, uint64_t len,
 		     void **map, size_t *map_len);
 void pd_mapper_unmap(struct pd_mapper *m, void *p, size_t len);

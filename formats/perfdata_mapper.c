@@ -9,10 +9,9 @@
  * moves here: while the reader parses window k, this thread maps window
  * k + 1 with MAP_POPULATE and unmaps the windows the reader is done with.
  *
- * The next window starts at the page of the first record that window k
- * cuts, which is at most a record's size (64 KiB) before its end; the
- * mapper maps from there, a little more than a window, so whichever page
- * the reader asks for is covered.
+ * Window k + 1 is the one that holds the first record window k cuts,
+ * which starts at most a record's size (PD_MAP_SLACK) before its end (see
+ * pd_map_base()).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -25,7 +24,6 @@
 #include "common/base.h"
 #include "common/mem.h"
 
-#define PD_MAPPER_SLACK (64u << 10)   /* a record is at most 64 KiB */
 #define PD_MAPPER_UNMAPS 16u
 
 struct pd_mapping {
@@ -40,7 +38,6 @@ struct pd_mapper {
 	pthread_t thread;
 	int fd;
 	uint64_t data_end;       /* file offset where the records end */
-	size_t window;
 	bool stop;
 	bool want;               /* a window at want_base is wanted */
 	uint64_t want_base;
@@ -62,14 +59,6 @@ static void *pd_mapper_map(const struct pd_mapper *m, uint64_t base,
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static size_t pd_mapper_len(const struct pd_mapper *m, uint64_t base)
-{
-	/* from the earliest page the reader may start at, a whole window
-	 * however late it starts (and a page for the rounding) */
-	return (size_t)MIN((uint64_t)m->window + 2 * PD_MAPPER_SLACK,
-			   m->data_end - base);
-}
-
 static void *pd_mapper_main(void *arg)
 {
 	struct pd_mapper *m = arg;
@@ -87,7 +76,7 @@ static void *pd_mapper_main(void *arg)
 		m->nr_unmaps = 0;
 		if (m->want && !m->ready) {
 			uint64_t base = m->want_base;
-			size_t len = pd_mapper_len(m, base);
+			size_t len = (size_t)pd_map_len(base, m->data_end);
 			void *p;
 
 			m->want = false;
@@ -116,7 +105,7 @@ static void *pd_mapper_main(void *arg)
 	return NULL;
 }
 
-struct pd_mapper *pd_mapper_start(int fd, uint64_t data_end, size_t window)
+struct pd_mapper *pd_mapper_start(int fd, uint64_t data_end)
 {
 	struct pd_mapper *m = mem_zalloc(1, sizeof(*m));
 
@@ -124,7 +113,6 @@ struct pd_mapper *pd_mapper_start(int fd, uint64_t data_end, size_t window)
 		return NULL;
 	m->fd = fd;
 	m->data_end = data_end;
-	m->window = window;
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_cond_init(&m->wake, NULL);
 	pthread_cond_init(&m->done, NULL);
@@ -139,19 +127,16 @@ struct pd_mapper *pd_mapper_start(int fd, uint64_t data_end, size_t window)
 }
 
 /*
- * Asks for the window after one that ends at file offset end: the reader
- * will want it from the page of the record that end cuts, at most a
- * record before end.  Called with the lock held.
+ * Asks for the window after one that ends at file offset end: the one
+ * holding the record that end cuts, which starts less than a record
+ * before end.  Called with the lock held.
  */
 static void pd_mapper_want_next_locked(struct pd_mapper *m, uint64_t end)
 {
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), next;
-
 	if (end >= m->data_end)
 		return;
-	next = end > PD_MAPPER_SLACK ? end - PD_MAPPER_SLACK : 0;
 	m->want = true;
-	m->want_base = next - next % page;
+	m->want_base = pd_map_base(end > PD_MAP_SLACK ? end - PD_MAP_SLACK : 0);
 	pthread_cond_signal(&m->wake);
 }
 

@@ -24,7 +24,6 @@
 /* Most bytes one compressed record may yield when mmap_len is smaller. */
 #define PD_MAX_DECOMPRESSED (4ull << 20)
 #define PD_FREE_BLOCKS_MAX 8
-#define PD_MAP_WINDOW (4u << 20)
 
 /* --- blocks -------------------------------------------------------- */
 
@@ -116,8 +115,8 @@ static int pd_src_rebase(struct perfdata_reader *r, struct pd_src *s,
 }
 
 /*
- * Maps the window of the input that starts at the page holding the next
- * unread byte, so a record is never split; the old window stays mapped
+ * Maps the window of the input that holds the next unread byte (see
+ * pd_map_base()), so a record is never split; the old window stays mapped
  * while records in it wait in the ordering queue.  Returns 1, 0 when the
  * input cannot be mapped (the caller falls back to reading).
  */
@@ -125,12 +124,11 @@ static int pd_src_map(struct perfdata_reader *r, uint64_t *in_off)
 {
 	struct pd_src *s = &r->src;
 	uint64_t cur = s->blk ? s->blk_off + s->pos : *in_off;
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t base = cur - cur % page, len;
+	uint64_t base = pd_map_base(cur);
+	uint64_t len = pd_map_len(base, r->data_end);
 	struct pd_block *b;
 	void *p;
 
-	len = MIN((uint64_t)PD_MAP_WINDOW, r->data_end - base);
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return 0;
@@ -796,8 +794,7 @@ struct perfdata_reader *perfdata_open_fd(int fd, const char *name,
 void perfdata_map_ahead(struct perfdata_reader *r)
 {
 	if (r->use_mmap && !r->mapper)
-		r->mapper = pd_mapper_start(r->in.fd, r->data_end,
-					    PD_MAP_WINDOW);
+		r->mapper = pd_mapper_start(r->in.fd, r->data_end);
 }
 
 void perfdata_close(struct perfdata_reader *r)

@@ -1994,12 +1994,9 @@ static const struct tattr order_attr = {
 	.ids = { 7 }, .nr_ids = 1,
 };
 
-static void order_file(struct bb *f, const struct order_rec *recs,
-		       unsigned nr)
+/* Starts f: the header and the attr; returns where the data begins. */
+static size_t order_file_begin(struct bb *f)
 {
-	size_t r, data_off;
-	unsigned i;
-
 	memset(f, 0, sizeof(*f));
 	bb_bytes(f, "PERFILE2", 8);
 	bb_u64(f, 104);
@@ -2013,7 +2010,22 @@ static void order_file(struct bb *f, const struct order_rec *recs,
 	bb_attr(f, &order_attr);
 	bb_u64(f, 104);
 	bb_u64(f, 8);
-	data_off = f->len;
+	return f->len;
+}
+
+/* Ends f: the data section is from data_off to the end. */
+static void order_file_end(struct bb *f, size_t data_off)
+{
+	bb_patch(f, 40, data_off, 8);
+	bb_patch(f, 48, f->len - data_off, 8);
+}
+
+static void order_file(struct bb *f, const struct order_rec *recs,
+		       unsigned nr)
+{
+	size_t r, data_off = order_file_begin(f);
+	unsigned i;
+
 	for (i = 0; i < nr; i++) {
 		r = rec_begin(f, recs[i].type, MISC_USER);
 		if (recs[i].type == 9) {
@@ -2031,8 +2043,7 @@ static void order_file(struct bb *f, const struct order_rec *recs,
 		}
 		rec_end(f, r);
 	}
-	bb_patch(f, 40, data_off, 8);
-	bb_patch(f, 48, f->len - data_off, 8);
+	order_file_end(f, data_off);
 }
 
 /* Reads f; writes the times of timed records into times[]. */
@@ -2131,6 +2142,170 @@ static void test_order(void)
 	      "order: a record older than the flushed rounds comes late");
 	CHECK_EQ_U64(st.out_of_order, 1, "order: and is counted");
 	bb_free(&f);
+}
+
+/* --- mapped windows -------------------------------------------------------- */
+
+/*
+ * The reader maps a file in windows of 4 MiB from 2 MiB multiples, and
+ * 64 KiB more (formats/perfdata_internal.h).  A file of COMM records of
+ * every size up to the largest, with records that end exactly where a
+ * window does and one that starts 8 bytes before a window's end, must
+ * come out whole and in order, read by this thread or with the windows
+ * mapped ahead, and the records held (perfdata_hold()) while the reading
+ * goes on must keep their bytes.
+ */
+#define WIN_MIB (1u << 20)
+#define WIN_MAX_REC 65528u      /* the largest record, a multiple of 8 */
+#define WIN_MIN_REC 40u         /* header, pid/tid, 8 name bytes, trailer */
+#define WIN_MAX_RECS 2048u
+
+struct win_file {
+	struct bb f;
+	size_t data_off;
+	uint32_t size[WIN_MAX_RECS]; /* of record i, whose time is i */
+	unsigned nr;
+	uint32_t seed;
+};
+
+/* COMM record number i of size bytes: a name of size - 33 letters. */
+static void win_comm(struct win_file *w, size_t size)
+{
+	size_t r = rec_begin(&w->f, 3, MISC_USER), name = size - 32, k;
+	unsigned i = w->nr;
+
+	if (i >= WIN_MAX_RECS || size % 8 || size < WIN_MIN_REC ||
+	    size > WIN_MAX_REC)
+		abort();
+	bb_u32(&w->f, 1);
+	bb_u32(&w->f, 1);
+	bb_need(&w->f, name);
+	for (k = 0; k + 1 < name; k++)
+		w->f.p[w->f.len + k] = (uint8_t)('a' + (i + k) % 26);
+	w->f.p[w->f.len + name - 1] = 0;
+	w->f.len += name;
+	bb_u32(&w->f, 1);       /* trailer: pid, tid, time */
+	bb_u32(&w->f, 1);
+	bb_u64(&w->f, i);
+	rec_end(&w->f, r);
+	w->size[w->nr++] = (uint32_t)size;
+}
+
+/* Appends records of varied sizes until the next one starts at end. */
+static void win_fill_to(struct win_file *w, size_t end)
+{
+	size_t gap, size;
+
+	while ((gap = end - w->f.len) > 0) {
+		if (gap <= WIN_MAX_REC) {
+			win_comm(w, gap);
+			break;
+		}
+		w->seed = w->seed * 1103515245u + 12345u;
+		size = WIN_MIN_REC + (w->seed >> 8) % (WIN_MAX_REC -
+						       WIN_MIN_REC + 1);
+		size -= size % 8;
+		if (gap - size < WIN_MIN_REC)
+			size -= WIN_MIN_REC;
+		win_comm(w, size);
+		if (w->nr % 16 == 0 && end - w->f.len > WIN_MAX_REC + 8) {
+			size_t r = rec_begin(&w->f, 68, 0);
+
+			rec_end(&w->f, r);      /* FINISHED_ROUND */
+		}
+	}
+}
+
+static void win_build(struct win_file *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->data_off = order_file_begin(&w->f);
+	w->seed = 1;
+	/* window 0 is [0, 4 MiB + 64 KiB): a record ends at its end */
+	win_fill_to(w, 4 * WIN_MIB + (64u << 10));
+	/* window 1 is [4 MiB, 8 MiB + 64 KiB): the largest record starts
+	 * 8 bytes before its end */
+	win_fill_to(w, 8 * WIN_MIB + (64u << 10) - 8);
+	win_comm(w, WIN_MAX_REC);
+	win_fill_to(w, 13 * WIN_MIB + 8);
+	order_file_end(&w->f, w->data_off);
+}
+
+/* Reads w's file; returns the number of records that came out right. */
+static unsigned win_read(const struct win_file *w, bool ahead,
+			 const char *what)
+{
+	struct perfdata_reader *r;
+	void *tokens[WIN_MAX_RECS / 32 + 1];
+	const char *held[WIN_MAX_RECS / 32 + 1];
+	unsigned good = 0, nr_held = 0, n = 0, i;
+	struct event ev;
+	struct err err;
+	int fd, rc;
+
+	r = open_bytes(&w->f, false, NULL, &err, &fd);
+	if (!r) {
+		DIAG("%s: open: %s", what, err.msg);
+		return 0;
+	}
+	if (ahead)
+		perfdata_map_ahead(r);
+	while ((rc = perfdata_next(r, &ev)) > 0) {
+		size_t len = w->size[n < w->nr ? n : 0] - 33;
+
+		if (ev.type != EVENT_COMM)
+			continue;       /* the rounds */
+		if (n < w->nr && ev.time == n &&
+		    strlen(ev.comm.comm) == len &&
+		    ev.comm.comm[0] == (char)('a' + n % 26) &&
+		    ev.comm.comm[len - 1] == (char)('a' + (n + len - 1) % 26))
+			good++;
+		else if (good == n)
+			DIAG("%s: record %u (%u bytes) came out wrong", what,
+			     n, n < w->nr ? w->size[n] : 0);
+		if (n % 32 == 0 && (tokens[nr_held] = perfdata_hold(r)))
+			held[nr_held++] = ev.comm.comm;
+		n++;
+	}
+	if (rc < 0)
+		DIAG("%s: read: %s", what, perfdata_err(r)->msg);
+	CHECK(rc == 0 && n == w->nr && nr_held == (w->nr + 31) / 32,
+	      "windows, %s: %u records of %u read, %u held", what, n, w->nr,
+	      nr_held);
+	for (i = 0; i < nr_held; i++) {
+		unsigned k = i * 32;
+
+		if (strlen(held[i]) != w->size[k] - 33 ||
+		    held[i][0] != (char)('a' + k % 26)) {
+			DIAG("%s: held record %u changed", what, k);
+			good--;
+		}
+		perfdata_release(r, tokens[i]);
+	}
+	perfdata_close(r);
+	close(fd);
+	return good;
+}
+
+static void test_map_windows(void)
+{
+	struct win_file *w = calloc(1, sizeof(*w));
+	unsigned max = 0, i;
+
+	if (!w)
+		abort();
+	win_build(w);
+	for (i = 0; i < w->nr; i++)
+		max = w->size[i] > max ? w->size[i] : max;
+	CHECK(w->nr > 300 && max == WIN_MAX_REC,
+	      "windows: %u records up to %u bytes in %zu MiB", w->nr, max,
+	      w->f.len >> 20);
+	CHECK_EQ_U64(win_read(w, false, "this thread"), w->nr,
+		     "windows, this thread: every record whole and in order");
+	CHECK_EQ_U64(win_read(w, true, "mapped ahead"), w->nr,
+		     "windows, mapped ahead: every record whole and in order");
+	bb_free(&w->f);
+	free(w);
 }
 
 /* --- errors ---------------------------------------------------------------- */
@@ -2603,6 +2778,7 @@ int main(void)
 	test_catalogue();
 	test_file_mode_on_pipe();
 	test_order();
+	test_map_windows();
 	test_errors();
 	test_auxtrace_wrap();
 	test_zstd_bomb();
