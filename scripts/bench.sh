@@ -21,8 +21,11 @@
 #   perf script | tests/tools/collapse.pl > x.folded  (the same output)
 #   perf script > /dev/null, perf script --no-inline > /dev/null
 #   hotspot-perfparser --input x.data --output /dev/null (when installed)
-# and, on the large capture, two -j1 conversions at once against one: how
-# much two threads can do on this machine now, the ceiling for -j2.
+# and then, each capture's pages dropped from the page cache and read back
+# (as a file read from disk is cached), restack -j1, -j2 and perf script
+# again (see evict below); and, on the large capture, two -j1 conversions
+# at once against one: how much two threads can do on this machine now,
+# the ceiling for -j2.
 # Prints wall time, peak RSS and the ratios perf/restack.  Timings are
 # measured, never asserted: nothing here fails because of a number.
 set -u
@@ -176,11 +179,52 @@ row() {
 		"$(fmt3 "${13}")" "$(ratio "${13}" "$1")" $((${14} / 1024))
 }
 
+# The page cache decides how much of a conversion is mapping the file:
+# the kernel maps a cached folio in one step, and perf record's writes
+# leave a capture in folios of 4-128 KiB (/proc/kpageflags on a fresh
+# capture; captures cached for hours were found mostly in single pages),
+# while a file read from disk comes back in folios of up to 2 MiB, which
+# restack's 2 MiB-aligned windows map with one entry each.  The second
+# table times restack and perf script again with every capture read back
+# from disk.
+# evict FILE: drops FILE's pages from the page cache and reads it back.
+evict() {
+	sync "$1" 2>/dev/null
+	dd if="$1" iflag=nocache count=0 status=none
+	cat "$1" >/dev/null
+}
+
+# row_reread NAME RUNS: restack -j1, -j2 and perf script on NAME read back
+# from disk; appends a line to REREAD.
+REREAD=()
+row_reread() {
+	local c=$1 runs=$2 d=$work/$1.data
+	evict "$d"
+	best "$runs" \
+		"$(clean "'$restack' convert -j1 '$d' -o '$work/$c.folded'")" \
+		"$(clean "'$restack' convert -j2 '$d' -o '$work/$c.j2.folded'")" \
+		"$(clean "perf script -i '$d'")"
+	set -- ${BEST[0]} ${BEST[1]} ${BEST[2]}
+	REREAD+=("$(printf '%-8s | %6.3f (%4d) | %6.3f %-5s (%4d) | %6.3f %-6s (%4d)' \
+		"$c" "$1" $(($2 / 1024)) "$3" "$(ratio "$1" "$3")" $(($4 / 1024)) \
+		"$5" "$(ratio "$5" "$1")" $(($6 / 1024)))")
+}
+
+print_reread() {
+	local l
+	printf '\nread back from disk:\n%-8s | %-13s | %-19s | %-21s\n' \
+		capture "restack -j1" "-j2 (speed-up)" "perf script"
+	for l in "${REREAD[@]}"; do
+		echo "$l"
+	done
+}
+
 printf '\n%-8s %7s %6s | %-20s | %-19s | %-13s | %-21s | %-21s | %-21s | %-19s\n' \
 	capture samples MB "1st run, restack -j1" "-j2 (speed-up)" "--no-inline" \
 	"perf script" "perf script|collapse" "perf --no-inline" "perfparser"
 for c in "${captures[@]}"; do
 	row "$c" 10
+	row_reread "$c" 10
 done
 
 # The large capture: the threaded program for about 250000 samples,
@@ -195,6 +239,7 @@ if [ "${BENCH_LARGE:-1}" != 0 ]; then
 			exit 1
 	fi
 	row large 3
+	row_reread large 3
 	# The ceiling for -j2 here: two independent -j1 conversions at once
 	# against one.  On this kind of VM two busy vCPUs often deliver well
 	# under twice the work of one, which no threading can beat.
@@ -209,6 +254,7 @@ if [ "${BENCH_LARGE:-1}" != 0 ]; then
 	[ -n "${BENCH_KEEP:-}" ] || rm -f "$work/large.data" "$work"/large*.folded
 fi
 rm -rf "$work/dwfirst"
+print_reread
 cat <<EOF
 
 Times are seconds (best of 10, best of 3 on the large capture, the tools
@@ -220,6 +266,10 @@ restack -j1's (for -j2: -j1's time divided by -j2's; perf --no-inline also
 against restack --no-inline, second ratio).  restack and the perf pipeline
 write the same folded stacks wherever perf completes them (restack also
 completes the stacks the 8 KiB copy cut short), and -j2 writes the same
-bytes as -j1.  Captures and outputs are in $work (remove it to record
-afresh; BENCH_LARGE=0 skips the large capture).
+bytes as -j1.  The first table times the captures as the page cache held
+them: as perf record's writes left them when this run recorded them
+(folios of 4-128 KiB); the second after reading them back from disk
+(folios of up to 2 MiB, mapped in fewer steps).  Captures and outputs are
+in $work
+(remove it to record afresh; BENCH_LARGE=0 skips the large capture).
 EOF
