@@ -334,10 +334,11 @@ void pd_block_put(struct perfdata_reader *r, struct pd_block *b);
  * cache's 2 MiB folios (those of a file read from disk on kernels with
  * large folios) with one page-table entry each instead of 512: mapping the
  * 224 MB bench capture read back from disk takes 4-5 ms instead of 8-9
- * (and 19-21 ms when its pages are single pages, as perf record's writes
- * leave them; nothing a reader can change).  pd_map_base() is
- * the start of the window that holds file offset off; pd_map_len() its
- * length when the data ends at data_end.
+ * (19-21 ms when the cache holds it in single pages, as we found captures
+ * cached for hours; perf record's writes leave folios of 4-128 KiB; the
+ * folio sizes are nothing a reader can change).  pd_map_base() is the
+ * start of the window that holds file offset off; pd_map_len() its length
+ * when the data ends at data_end.
  */
 #define PD_MAP_WINDOW (4u << 20)
 #define PD_MAP_ALIGN (2u << 20)
