@@ -49,14 +49,26 @@ struct pd_mapper {
 	unsigned nr_unmaps;
 };
 
+void *pd_map_window(int fd, uint64_t base, size_t len, bool populate)
+{
+	void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, (off_t)base);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	(void)madvise(p, len, MADV_HUGEPAGE);
+	(void)madvise(p, len, MADV_SEQUENTIAL);
+#ifdef MADV_POPULATE_READ
+	if (populate)
+		(void)madvise(p, len, MADV_POPULATE_READ);
+#endif
+	return p;
+}
+
 /* Maps [base, base + len) of the file with its page tables filled. */
 static void *pd_mapper_map(const struct pd_mapper *m, uint64_t base,
 			   size_t len)
 {
-	void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE,
-		       m->fd, (off_t)base);
-
-	return p == MAP_FAILED ? NULL : p;
+	return pd_map_window(m->fd, base, len, true);
 }
 
 static void *pd_mapper_main(void *arg)

@@ -140,13 +140,11 @@ static int pd_src_map(struct perfdata_reader *r, uint64_t *in_off)
 		/* all of the mapping from base on */
 		len = (uint8_t *)b->map + b->cap - (uint8_t *)p;
 	} else {
-		p = mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE,
-			 r->in.fd, (off_t)base);
-		if (p == MAP_FAILED) {
+		p = pd_map_window(r->in.fd, base, (size_t)len, false);
+		if (!p) {
 			free(b);
 			return 0;
 		}
-		(void)madvise(p, (size_t)len, MADV_SEQUENTIAL);
 		b->map = p;
 		b->cap = (size_t)len;
 	}
