@@ -65,7 +65,7 @@ struct run_opts {
 	bool validate_stitch;            /* --validate-stitch */
 	unsigned long stitch_max_nodes;  /* --stitch-max-nodes */
 	unsigned long stitch_memory;     /* --stitch-memory MiB */
-	unsigned jobs;                   /* -j N, 0: the number of cores */
+	unsigned jobs;                   /* -j N, 0: the cores less one */
 	const char *stats_json;          /* --stats-json FILE */
 	double min_coverage;             /* --min-coverage PCT, -1: none */
 	struct lookup_opts lookup;       /* --symfs, --archive, --debuginfod */
@@ -77,7 +77,7 @@ struct run_opts {
 
 #define RUN_OPTS_INIT { .min_coverage = -1 }
 
-/* Worker threads to use: -j, else the number of cores (1 to trace). */
+/* Worker threads to use: -j, else the cores less one (1 to trace). */
 unsigned run_jobs(const struct run_opts *o);
 
 /* getopt_long entries for the options above (ids >= 256). */
