@@ -12,6 +12,7 @@
 #include "unwind/aspace.h"
 
 #include "common/base.h"
+#include "common/bsearch.h"
 #include "common/mem.h"
 #include "unwind/module.h"
 
@@ -272,22 +273,17 @@ int aspace_event(struct aspace *as, const struct event *ev)
 	}
 }
 
+#define ASPACE_MAP_START(m) ((m)->start)
+UPPER_BOUND_DEFINE(aspace_upper, struct aspace_map, ASPACE_MAP_START)
+
 const struct aspace_map *aspace_maps_find(const struct aspace_maps *maps,
 					  uint64_t addr)
 {
-	uint32_t lo = 0, hi;
+	size_t lo;
 
 	if (!maps)
 		return NULL;
-	hi = maps->nr;
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-
-		if (maps->m[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = aspace_upper(maps->m, maps->nr, addr);
 	if (lo == 0 || addr >= maps->m[lo - 1].end)
 		return NULL;
 	return &maps->m[lo - 1];

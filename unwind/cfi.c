@@ -15,6 +15,7 @@
 #include "unwind/cfi.h"
 
 #include "common/arena.h"
+#include "common/bsearch.h"
 #include "common/hashmap.h"
 #include "common/mem.h"
 #include "unwind/ehframe.h"
@@ -288,19 +289,15 @@ static int cfi_insert_row(struct cfi_cache *c, struct cfi_row *row)
 	return 0;
 }
 
+/* rows holds pointers to the rows */
+#define CFI_ROW_START(r) ((*(r))->start)
+UPPER_BOUND_DEFINE(cfi_upper, struct cfi_row *, CFI_ROW_START)
+
 static const struct cfi_row *cfi_range_lookup(const struct cfi_cache *c,
 					      uint64_t rel)
 {
-	size_t lo = 0, hi = c->nr_rows;
+	size_t lo = cfi_upper(c->rows, c->nr_rows, rel);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (c->rows[mid]->start <= rel)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return NULL;
 	if (rel < c->rows[lo - 1]->end)

@@ -10,6 +10,7 @@
 #include "unwind/jit.h"
 
 #include "common/base.h"
+#include "common/bsearch.h"
 #include "common/cur.h"
 #include "common/mem.h"
 #include "unwind/cfi.h"
@@ -480,25 +481,20 @@ size_t jit_symbols(struct jit_index *j, int32_t pid, struct jit_sym **syms)
 	return t ? t->nr : 0;
 }
 
+#define JIT_SYM_START(s) ((s)->start)
+UPPER_BOUND_DEFINE(jit_upper, struct jit_sym, JIT_SYM_START)
+
 struct jit_sym *jit_lookup(struct jit_index *j, int32_t pid, uint64_t addr,
 			   uint64_t time)
 {
 	struct jit_sym *best = NULL, *newest = NULL;
 	struct jit_table *t = jit_table_get(j, pid);
-	size_t lo = 0, hi, k;
+	size_t lo, k;
 
 	if (!t || !t->nr)
 		return NULL;
 	jit_table_sort(t);
-	hi = t->nr;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (t->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = jit_upper(t->syms, t->nr, addr);
 	/* Candidates start at or below addr; overlaps are few. */
 	for (k = 0; lo > 0 && k < JIT_SCAN_BACK; k++) {
 		struct jit_sym *s = &t->syms[--lo];

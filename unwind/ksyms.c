@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/base.h"
+#include "common/bsearch.h"
 #include "common/hashmap.h"
 #include "common/mem.h"
 #include "unwind/dwcache.h"
@@ -57,6 +58,9 @@ struct ksyms_ent {
 	uint32_t name_off;    /* in the names */
 	uint32_t name_len;
 };
+
+#define KSYMS_ENT_START(e) ((e)->start)
+UPPER_BOUND_DEFINE(ksyms_upper, struct ksyms_ent, KSYMS_ENT_START)
 
 struct ksyms {
 	struct symtab *tab;           /* parsed this run, or NULL: */
@@ -273,7 +277,7 @@ struct ksyms *ksyms_load(const char *path)
 const char *ksyms_lookup(const struct ksyms *k, uint64_t addr, size_t *len)
 {
 	const struct ksyms_ent *e;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!k)
 		return NULL;
@@ -285,15 +289,7 @@ const char *ksyms_lookup(const struct ksyms *k, uint64_t addr, size_t *len)
 		*len = symtab_name_len(s);
 		return s->name;
 	}
-	hi = k->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->ent[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = ksyms_upper(k->ent, k->nr, addr);
 	if (lo == 0)
 		return NULL;
 	e = &k->ent[lo - 1];

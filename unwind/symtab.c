@@ -17,6 +17,7 @@
 
 #include "common/arena.h"
 #include "common/base.h"
+#include "common/bsearch.h"
 #include "common/mem.h"
 #include "common/msort.h"
 #include "unwind/module.h"
@@ -590,22 +591,17 @@ fail:
 	return NULL;
 }
 
+#define ST_SYM_START(s) ((s)->start)
+UPPER_BOUND_DEFINE(st_upper, struct symtab_sym, ST_SYM_START)
+
 const struct symtab_sym *symtab_lookup(const struct symtab *t, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 	const struct symtab_sym *s;
 
 	if (!t || !t->nr)
 		return NULL;
-	hi = t->nr;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (t->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = st_upper(t->syms, t->nr, addr);
 	if (lo == 0)
 		return NULL;
 	s = &t->syms[lo - 1];
