@@ -199,6 +199,12 @@ struct event {
 	uint16_t misc;
 	uint64_t file_off;      /* where the record starts in the input */
 	bool compressed;        /* it came out of a compressed block at file_off */
+	/*
+	 * Its place in the reader's delivery order, from 0, counting the
+	 * samples a sample filter took out too: the same for a record in
+	 * every reader of the input, whatever their filters.
+	 */
+	uint64_t order;
 	const struct event_attr *attr; /* the event it belongs to, or NULL */
 
 	/* From the sample or the sample_id trailer; -1 / EVENT_NO_TIME absent. */
@@ -221,5 +227,19 @@ struct event {
 	const uint8_t *raw;
 	size_t raw_len;
 };
+
+/*
+ * A reader's sample filter (see source_set_sample_filter()) is asked about
+ * every sample record, in delivery order, before it is decoded; it sees
+ * only what locating the record reveals.
+ */
+struct sample_key {
+	unsigned attr;          /* index of the event */
+	int32_t pid, tid;       /* -1 when the samples do not say */
+	uint64_t order;         /* as event.order */
+};
+
+/* true: deliver the sample; false: drop it. */
+typedef bool (*sample_filter_fn)(void *ctx, const struct sample_key *k);
 
 #endif

@@ -154,6 +154,14 @@ const struct perfdata_stats *perfdata_stats(const struct perfdata_reader *r);
  */
 void perfdata_map_ahead(struct perfdata_reader *r);
 
+/*
+ * From now on fn decides which samples are delivered (NULL: all); see
+ * struct sample_key.  Samples it drops are neither decoded nor counted in
+ * the reader's statistics, but take their place in event.order.
+ */
+void perfdata_set_sample_filter(struct perfdata_reader *r,
+				sample_filter_fn fn, void *ctx);
+
 void perfdata_close(struct perfdata_reader *r);
 
 struct tracepoint;

@@ -208,6 +208,8 @@ struct pd_qent {
 	bool compressed;
 	uint16_t attr;          /* attr index, for prefetching; or
 				 * PD_QENT_NO_ATTR */
+	bool has_key;           /* a sample, and pid and tid are known */
+	int32_t pid, tid;       /* a sample's, -1 when it has none */
 };
 
 #define PD_QENT_NO_ATTR UINT16_MAX
@@ -294,6 +296,11 @@ struct perfdata_reader {
 
 	struct pd_queue q;
 	struct pd_qent cur;         /* the record being delivered */
+	uint64_t order;             /* event.order of the next record */
+	sample_filter_fn filter;    /* perfdata_set_sample_filter() */
+	void *filter_ctx;
+	uint64_t judged_seq;        /* the queued record the filter was */
+	bool judged, judged_keep;   /* asked about last, and its answer */
 	struct pd_layout layout;    /* of the attr last decoded or prefetched */
 	bool cur_held;              /* cur.blk holds a ref to drop */
 
@@ -407,12 +414,19 @@ unsigned pd_sample_id_trailer_size(uint64_t sample_type);
 int pd_record_attr(struct perfdata_reader *r, struct cur *rec, uint32_t type,
 		   unsigned *attr);
 /*
- * The time of the kernel record rec (EVENT_NO_TIME when it has none), and
- * in *attr the index of its attr (PD_QENT_NO_ATTR for other records).
+ * Sets q->time to the time of the record q holds (EVENT_NO_TIME when it
+ * has none) and q->attr to the index of its attr (PD_QENT_NO_ATTR for
+ * records other than the kernel's); and for a sample, what a sample filter
+ * is told of it.
  */
-int pd_record_time(struct perfdata_reader *r, const uint8_t *rec,
-		   uint32_t len, uint64_t file_off, uint64_t *time,
-		   uint16_t *attr);
+int pd_record_time(struct perfdata_reader *r, struct pd_qent *q);
+/*
+ * What a sample filter is told about record q (but order), from
+ * pd_record_time(); false when q is no sample, or one too broken to say
+ * (it is delivered, and decoding it reports the damage).
+ */
+bool pd_sample_key(struct perfdata_reader *r, const struct pd_qent *q,
+		   struct sample_key *k);
 /*
  * Starts loading the cache lines of the queued record q that decoding it
  * and unwinding its sample will read.  Only a hint: reads nothing.
@@ -428,6 +442,11 @@ bool pd_queue_pop_ready(struct pd_queue *q, struct pd_qent *e);
 /* The record the queue would deliver next (pointer valid until the next
  * push or pop), or NULL when it is empty. */
 const struct pd_qent *pd_queue_peek(const struct pd_queue *q);
+/*
+ * The same when pd_queue_pop_ready() would pop it now (nothing read later
+ * can then come before it), else NULL.
+ */
+const struct pd_qent *pd_queue_peek_ready(const struct pd_queue *q);
 void pd_queue_round(struct pd_queue *q);
 void pd_queue_release(struct perfdata_reader *r, struct pd_queue *q);
 

@@ -178,12 +178,19 @@ static void queue_pop(struct pd_queue *q, struct pd_qent *e)
  * Pops the oldest record if it may be delivered now: at end of input, up
  * to the round's limit, or when the queue holds more than its byte budget.
  */
-bool pd_queue_pop_ready(struct pd_queue *q, struct pd_qent *e)
+const struct pd_qent *pd_queue_peek_ready(const struct pd_queue *q)
 {
 	if (q->nr_runs == 0)
-		return false;
+		return NULL;
 	if (!q->draining && q->runs[0].time > q->flush_limit &&
 	    q->bytes <= q->max_bytes)
+		return NULL;
+	return &q->ents[q->runs[0].head];
+}
+
+bool pd_queue_pop_ready(struct pd_queue *q, struct pd_qent *e)
+{
+	if (!pd_queue_peek_ready(q))
 		return false;
 	queue_pop(q, e);
 	return true;

@@ -1223,12 +1223,13 @@ static void pd_hold(struct perfdata_reader *r, const struct pd_qent *q)
 }
 
 static int pd_deliver(struct perfdata_reader *r, const struct pd_qent *q,
-		      struct event *ev)
+		      uint64_t order, struct event *ev)
 {
 	struct perfdata_stats *st = &r->stats;
 
 	if (pd_decode_event(r, q, ev) < 0)
 		return -1;
+	ev->order = order;
 	if (ev->time != EVENT_NO_TIME && q->time != EVENT_NO_TIME) {
 		if (ev->time < r->q.last_delivered)
 			st->out_of_order++;
@@ -1266,6 +1267,44 @@ static int pd_deliver(struct perfdata_reader *r, const struct pd_qent *q,
 	return 1;
 }
 
+void perfdata_set_sample_filter(struct perfdata_reader *r,
+				sample_filter_fn fn, void *ctx)
+{
+	r->filter = fn;
+	r->filter_ctx = ctx;
+	r->judged = false;
+}
+
+/*
+ * Whether the filter keeps q, the queue's next record, ready to be
+ * delivered (so its order is r->order).  Asks once per record: the record
+ * after the one delivered is asked about in advance (see perfdata_next()).
+ */
+static bool pd_filter_keeps(struct perfdata_reader *r, const struct pd_qent *q)
+{
+	struct sample_key k;
+
+	if (!r->filter || !pd_sample_key(r, q, &k))
+		return true;
+	if (r->judged && r->judged_seq == q->seq)
+		return r->judged_keep;
+	k.order = r->order;
+	r->judged = true;
+	r->judged_seq = q->seq;
+	r->judged_keep = r->filter(r->filter_ctx, &k);
+	return r->judged_keep;
+}
+
+/* Takes the next record off the queue without delivering it. */
+static void pd_drop_ready(struct perfdata_reader *r)
+{
+	struct pd_qent q;
+
+	(void)pd_queue_pop_ready(&r->q, &q);
+	r->order++;
+	pd_block_put(r, q.blk);
+}
+
 int perfdata_next(struct perfdata_reader *r, struct event *ev)
 {
 	struct pd_qent q;
@@ -1276,20 +1315,33 @@ int perfdata_next(struct perfdata_reader *r, struct event *ev)
 		r->cur_held = false;
 	}
 	for (;;) {
+		const struct pd_qent *next;
 		uint32_t type;
 		struct cur hc;
 
+		while ((next = pd_queue_peek_ready(&r->q)) &&
+		       !pd_filter_keeps(r, next))
+			pd_drop_ready(r);
 		if (pd_queue_pop_ready(&r->q, &q)) {
-			const struct pd_qent *next = pd_queue_peek(&r->q);
+			uint64_t order = r->order++;
 
-			/* the next one is read while the caller works */
+			/*
+			 * Drop the samples the filter does not want right
+			 * behind it too, so that the next record, read while
+			 * the caller works, is one to be delivered.
+			 */
+			while ((next = pd_queue_peek_ready(&r->q)) &&
+			       !pd_filter_keeps(r, next))
+				pd_drop_ready(r);
+			if (!next)
+				next = pd_queue_peek(&r->q);
 			if (next)
 				pd_prefetch_record(r, next);
 			if (!r->q.draining && q.time > r->q.flush_limit)
 				r->stats.forced_flushes++;
 			r->cur = q;
 			r->cur_held = true; /* the queue's reference */
-			return pd_deliver(r, &q, ev);
+			return pd_deliver(r, &q, order, ev);
 		}
 		if (r->src_done)
 			return 0;
@@ -1319,6 +1371,7 @@ int perfdata_next(struct perfdata_reader *r, struct event *ev)
 		q.time = EVENT_NO_TIME;
 		q.type = type <= UINT8_MAX ? (uint8_t)type : 0;
 		q.attr = PD_QENT_NO_ATTR;
+		q.has_key = false;
 
 		if (type > PD_REC_KERNEL_MAX) {
 			if (pd_handle_user_record(r, &q, type) < 0)
@@ -1326,6 +1379,7 @@ int perfdata_next(struct perfdata_reader *r, struct event *ev)
 			pd_hold(r, &q);
 			if (pd_decode_event(r, &q, ev) < 0)
 				return -1;
+			ev->order = r->order++;
 			if (type == PD_REC_HEADER_BUILD_ID) {
 				struct cur bc = cur_make(q.rec, q.len,
 							 q.file_off,
@@ -1340,8 +1394,7 @@ int perfdata_next(struct perfdata_reader *r, struct event *ev)
 		}
 		if (type == 0)
 			goto immediate;
-		if (pd_record_time(r, q.rec, q.len, q.file_off, &q.time,
-				   &q.attr) < 0)
+		if (pd_record_time(r, &q) < 0)
 			return -1;
 		if (r->opts.file_order || q.time == EVENT_NO_TIME)
 			goto immediate;
@@ -1355,7 +1408,11 @@ int perfdata_next(struct perfdata_reader *r, struct event *ev)
 			r->stats.queue_peak_bytes = r->q.bytes;
 		continue;
 immediate:
+		if (!pd_filter_keeps(r, &q)) {
+			r->order++;
+			continue;
+		}
 		pd_hold(r, &q);
-		return pd_deliver(r, &q, ev);
+		return pd_deliver(r, &q, r->order++, ev);
 	}
 }

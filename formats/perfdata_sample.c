@@ -139,50 +139,64 @@ static int pd_parse_trailer(struct perfdata_reader *r,
 	return 0;
 }
 
-int pd_record_time(struct perfdata_reader *r, const uint8_t *rec,
-		   uint32_t len, uint64_t file_off, uint64_t *time,
-		   uint16_t *attr)
+int pd_record_time(struct perfdata_reader *r, struct pd_qent *q)
 {
-	struct cur body = cur_make(rec + 8, len - 8, file_off + 8,
+	struct cur body = cur_make(q->rec + 8, q->len - 8, q->file_off + 8,
 				   r->info.swap);
-	struct cur hc = cur_make(rec, 8, file_off, r->info.swap);
+	struct cur hc = cur_make(q->rec, 8, q->file_off, r->info.swap);
 	uint32_t type = cur_u32(&hc);
 	const struct event_attr *a;
 	unsigned idx;
+	uint64_t st;
 
-	*time = EVENT_NO_TIME;
-	*attr = PD_QENT_NO_ATTR;
+	q->time = EVENT_NO_TIME;
+	q->attr = PD_QENT_NO_ATTR;
+	q->has_key = false;
 	if (!pd_is_kernel_record(type))
 		return 0;
 	if (pd_record_attr(r, &body, type, &idx) < 0)
 		return -1;
 	a = &r->info.attrs[idx];
+	st = a->sample_type;
 	if (idx < PD_QENT_NO_ATTR)
-		*attr = (uint16_t)idx;
-	if (!(a->sample_type & PD_SAMPLE_TIME))
-		return 0;
+		q->attr = (uint16_t)idx;
 	if (type == PD_REC_SAMPLE) {
-		uint64_t st = a->sample_type;
-		unsigned skip = 0;
-
-		skip += !!(st & PD_SAMPLE_IDENTIFIER);
-		skip += !!(st & PD_SAMPLE_IP);
-		skip += !!(st & PD_SAMPLE_TID);
-		cur_skip(&body, skip * 8);
-		*time = cur_u64(&body);
+		/* what a sample filter is told (pd_sample_key()) */
+		cur_skip(&body, 8 * (!!(st & PD_SAMPLE_IDENTIFIER) +
+				     !!(st & PD_SAMPLE_IP)));
+		q->pid = q->tid = -1;
+		if (st & PD_SAMPLE_TID) {
+			q->pid = (int32_t)cur_u32(&body);
+			q->tid = (int32_t)cur_u32(&body);
+		}
+		q->has_key = !body.short_read && idx < PD_QENT_NO_ATTR;
+		if (!(st & PD_SAMPLE_TIME))
+			return 0;
+		q->time = cur_u64(&body);
 		if (body.short_read)
-			return err_set(&r->err, ERR_TRUNCATED, file_off,
+			return err_set(&r->err, ERR_TRUNCATED, q->file_off,
 				       "SAMPLE record of %u bytes too short "
-				       "for its time field", len);
-		return 0;
-	} else {
+				       "for its time field", q->len);
+	} else if (st & PD_SAMPLE_TIME) {
 		struct pd_trailer t;
 
 		if (pd_parse_trailer(r, a, &body, type, &t) < 0)
 			return -1;
-		*time = t.time;
+		q->time = t.time;
 	}
 	return 0;
+}
+
+bool pd_sample_key(struct perfdata_reader *r, const struct pd_qent *q,
+		   struct sample_key *k)
+{
+	if (q->type != PD_REC_SAMPLE || !q->has_key ||
+	    q->attr >= r->info.nr_attrs)
+		return false;
+	k->attr = q->attr;
+	k->pid = q->pid;
+	k->tid = q->tid;
+	return true;
 }
 
 /* Lines of a sample's user stack copy worth loading ahead. */

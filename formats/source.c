@@ -18,6 +18,9 @@ struct source {
 	enum source_format fmt;
 	struct perfdata_reader *pd;
 	struct syscap_reader *sc;
+	sample_filter_fn filter;        /* sysprof: applied here */
+	void *filter_ctx;
+	uint64_t order;                 /* sysprof: the next event.order */
 };
 
 enum source_format source_sniff(const char *path)
@@ -58,9 +61,42 @@ struct source *source_open(const char *path, struct err *err)
 	return s;
 }
 
+/* The sysprof reader's next event, numbered and filtered. */
+static int source_next_syscap(struct source *s, struct event *ev)
+{
+	struct sample_key k;
+	int rc;
+
+	for (;;) {
+		rc = syscap_next(s->sc, ev);
+		if (rc <= 0)
+			return rc;
+		ev->order = s->order++;
+		if (ev->type != EVENT_SAMPLE || !s->filter)
+			return rc;
+		k.attr = ev->attr ? ev->attr->index : 0;
+		k.pid = ev->pid;
+		k.tid = ev->tid;
+		k.order = ev->order;
+		if (s->filter(s->filter_ctx, &k))
+			return rc;
+	}
+}
+
 int source_next(struct source *s, struct event *ev)
 {
-	return s->sc ? syscap_next(s->sc, ev) : perfdata_next(s->pd, ev);
+	return s->sc ? source_next_syscap(s, ev) : perfdata_next(s->pd, ev);
+}
+
+void source_set_sample_filter(struct source *s, sample_filter_fn fn,
+			      void *ctx)
+{
+	if (s->pd) {
+		perfdata_set_sample_filter(s->pd, fn, ctx);
+		return;
+	}
+	s->filter = fn;
+	s->filter_ctx = ctx;
 }
 
 enum source_format source_format(const struct source *s)

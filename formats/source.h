@@ -34,6 +34,14 @@ struct source *source_open(const char *path, struct err *err);
  */
 int source_next(struct source *s, struct event *ev);
 
+/*
+ * From now on fn decides which samples source_next() delivers (NULL: all):
+ * it is asked about every sample, once, in delivery order.  Every reader
+ * of an input numbers its events alike (event.order), whatever it drops.
+ */
+void source_set_sample_filter(struct source *s, sample_filter_fn fn,
+			      void *ctx);
+
 enum source_format source_format(const struct source *s);
 
 /*

@@ -2144,6 +2144,139 @@ static void test_order(void)
 	bb_free(&f);
 }
 
+/* --- sample filters ------------------------------------------------------- */
+
+/*
+ * A reader with a sample filter (perfdata_set_sample_filter()) must ask it
+ * about every sample once, in delivery order, with the event.order the
+ * sample has in an unfiltered reader, and deliver exactly the unfiltered
+ * events less the samples it dropped, with the same event.order: the
+ * contract the threads of a sharded conversion rely on.
+ */
+struct filter_ev {
+	uint64_t order, file_off, time;
+	uint32_t rec_type;
+	int32_t tid;
+};
+
+struct filter_log {
+	struct filter_ev ev[256], asked[256];
+	unsigned nr, nr_asked;
+	bool bad_ask;   /* asked beyond the log */
+};
+
+static bool filter_drops(uint64_t order, int32_t tid)
+{
+	return (order + (uint32_t)tid) % 2 == 1;
+}
+
+static bool filter_test_fn(void *ctx, const struct sample_key *k)
+{
+	struct filter_log *l = ctx;
+
+	if (l->nr_asked >= ARRAY_SIZE(l->asked)) {
+		l->bad_ask = true;
+		return true;
+	}
+	l->asked[l->nr_asked].order = k->order;
+	l->asked[l->nr_asked].tid = k->tid;
+	l->nr_asked++;
+	return !filter_drops(k->order, k->tid);
+}
+
+static int filter_read(const struct variant *v, bool filtered,
+		       struct filter_log *l)
+{
+	struct perfdata_reader *r;
+	struct event ev;
+	struct err err;
+	struct bb f;
+	int fd, rc;
+
+	memset(l, 0, sizeof(*l));
+	cat_build(&f, v);
+	r = open_bytes(&f, v->real_pipe, NULL, &err, &fd);
+	bb_free(&f);
+	if (!r)
+		return -1;
+	if (filtered)
+		perfdata_set_sample_filter(r, filter_test_fn, l);
+	while ((rc = perfdata_next(r, &ev)) > 0 && l->nr < ARRAY_SIZE(l->ev)) {
+		struct filter_ev *e = &l->ev[l->nr++];
+
+		e->order = ev.order;
+		e->file_off = ev.file_off;
+		e->time = ev.time;
+		e->rec_type = ev.rec_type;
+		e->tid = ev.tid;
+	}
+	perfdata_close(r);
+	close(fd);
+	return rc;
+}
+
+static void test_sample_filter(void)
+{
+	static const struct variant vs[] = {
+		{ "file-le", false, false, COMP_NONE, false, false },
+		{ "file-be", true, false, COMP_NONE, false, false },
+		{ "pipe-le-stream", false, true, COMP_NONE, true, false },
+		{ "file-le-zstd", false, false, COMP_ZSTD, false, false },
+		{ "pipe-be-zstd2-stream", true, true, COMP_ZSTD2, true, false },
+	};
+	static struct filter_log all, some;
+	unsigned i, k, a, samples, dropped;
+
+	for (i = 0; i < ARRAY_SIZE(vs); i++) {
+		const char *vl = vs[i].label;
+		bool orders = true, asked = true, same = true;
+
+		if (!CHECK(filter_read(&vs[i], false, &all) == 0 &&
+			   filter_read(&vs[i], true, &some) == 0 &&
+			   !some.bad_ask, "%s: filter: both read to the end",
+			   vl))
+			continue;
+		samples = dropped = 0;
+		for (k = a = 0; k < all.nr; k++) {
+			const struct filter_ev *e = &all.ev[k];
+			bool drop = false;
+
+			orders &= e->order == k;
+			if (e->rec_type == 9) {
+				samples++;
+				/* asked once, in order, with the same key */
+				if (a >= some.nr_asked ||
+				    some.asked[a].order != e->order ||
+				    some.asked[a].tid != e->tid)
+					asked = false;
+				a++;
+				drop = filter_drops(e->order, e->tid);
+			}
+			dropped += drop;
+		}
+		for (k = a = 0; k < all.nr && a <= some.nr; k++) {
+			const struct filter_ev *e = &all.ev[k];
+
+			if (e->rec_type == 9 && filter_drops(e->order, e->tid))
+				continue;
+			if (a == some.nr ||
+			    memcmp(&some.ev[a], e, sizeof(*e)) != 0)
+				same = false;
+			a++;
+		}
+		same &= a == some.nr;
+		CHECK(orders, "%s: filter: event.order counts from 0 in "
+		      "delivery order", vl);
+		CHECK(asked && some.nr_asked == samples && samples >= 4,
+		      "%s: filter: asked about each of the %u samples once, "
+		      "with the unfiltered order and tid", vl, samples);
+		CHECK(same && dropped > 0 && dropped < samples,
+		      "%s: filter: the other events, and the %u samples kept, "
+		      "come as without it, same order numbers", vl,
+		      samples - dropped);
+	}
+}
+
 /* --- mapped windows -------------------------------------------------------- */
 
 /*
@@ -2778,6 +2911,7 @@ int main(void)
 	test_catalogue();
 	test_file_mode_on_pipe();
 	test_order();
+	test_sample_filter();
 	test_map_windows();
 	test_errors();
 	test_auxtrace_wrap();
