@@ -41,9 +41,10 @@ FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/svg.c formats/speedscope.c formats/tracepoint.c
 UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/ksyms.c unwind/a2l.c \
 	unwind/symbolize.c unwind/aspace.c unwind/unwind.c unwind/resolve.c unwind/stitch.c \
-	unwind/jit.c unwind/x86insn.c unwind/ehhdr.c unwind/ehframe.c unwind/pool.c unwind/dwimage.c unwind/dwcache.c \
+	unwind/jit.c unwind/x86insn.c unwind/ehhdr.c unwind/ehframe.c unwind/pool.c unwind/shards.c unwind/dwimage.c unwind/dwcache.c \
 	unwind/locate.c unwind/dbgd.c unwind/perfarchive.c unwind/modinfo.c
-CMD_SRC = cmd/main.c cmd/info.c cmd/dump.c cmd/util.c cmd/run.c cmd/lookup.c \
+CMD_SRC = cmd/main.c cmd/info.c cmd/dump.c cmd/util.c cmd/run.c cmd/run_shard.c \
+	cmd/lookup.c \
 	cmd/convert.c cmd/stats.c cmd/symbolize.c cmd/report.c
 
 LIB_SRC = $(COMMON_SRC) $(FORMATS_SRC) $(UNWIND_SRC)
@@ -135,10 +136,11 @@ check-asan: test-deps
 check-tsan: test-deps
 	$(Q)$(MAKE) --no-print-directory config.mak
 	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan SANITIZE=thread \
-		CFLAGS="-O1 -g" build-tsan/$(PROG) build-tsan/tests/test_dbgd
+		CFLAGS="-O1 -g" build-tsan/$(PROG) build-tsan/tests/test_dbgd \
+		build-tsan/tests/test_shards
 	$(Q)BUILD=build-tsan RESTACK=build-tsan/$(PROG) \
 		TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
-		tests/run.sh cli/jobs test_dbgd cli/locate
+		tests/run.sh cli/jobs test_dbgd test_shards cli/locate
 
 # Includes flow one way: common <- formats <- unwind <- cmd.
 check-includes:

@@ -1,0 +1,154 @@
+/*
+ * test_shards.c - workers that each put the results of their share of the
+ * records, merged in order: every result comes out once, in (pass, order)
+ * order, whole (frames and name), whatever the number of workers, their
+ * speed, long stretches where a worker has nothing, results too big for
+ * the ring, and a ring that wraps many times; a failing worker or emit
+ * stops the run without hanging.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/harness.h"
+#include "unwind/shards.h"
+
+#define RECORDS 60000u
+
+struct run_ctx {
+	struct shards *sh;
+	unsigned nr;
+	int fail_worker;        /* this worker fails at record 30000; -1 */
+	uint64_t fail_emit_at;  /* emit fails on this result; 0: never */
+	/* checked by emit, on the merger's thread */
+	uint64_t emitted, last_key, bad;
+	unsigned pass_seen;
+};
+
+/*
+ * Who has record r: stretches of 5000 records belong to one worker, the
+ * rest is spread; a record is a result in pass 0 unless r % 7 == 3, which
+ * comes in pass 1 (a retry).
+ */
+static unsigned owner(unsigned r, unsigned nr)
+{
+	if ((r / 5000) % 3 == 1)
+		return (r / 5000) % nr;
+	return (r * 2654435761u >> 7) % nr;
+}
+
+static unsigned nr_frames(unsigned r)
+{
+	/* a few larger than the ring takes whole (SHARDS_RING / 8 bytes) */
+	return r % 9973 == 17 ? 30000 : r % 41;
+}
+
+static int emit(void *ctx, const struct rsample *rs)
+{
+	struct run_ctx *c = ctx;
+	unsigned r = (unsigned)rs->time, pass = (unsigned)rs->period, i;
+	char comm[32];
+	uint64_t key = (uint64_t)pass << 32 | r;
+
+	if (c->fail_emit_at && c->emitted + 1 == c->fail_emit_at)
+		return -1;
+	if (c->emitted && key <= c->last_key)
+		c->bad++;
+	c->last_key = key;
+	c->emitted++;
+	snprintf(comm, sizeof(comm), "t%u", r % 1000);
+	if (rs->nr_frames != nr_frames(r) || strcmp(rs->comm, comm) ||
+	    (unsigned)rs->tid != owner(r, c->nr))
+		c->bad++;
+	for (i = 0; i < rs->nr_frames; i++)
+		if (rs->frames[i].pc != (uint64_t)r * 100000 + i)
+			c->bad++;
+	return 0;
+}
+
+static int work(void *ctx, unsigned me)
+{
+	struct run_ctx *c = ctx;
+	static __thread struct rframe frames[30000];
+	unsigned pass, r, i;
+	char comm[32];
+
+	for (pass = 0; pass < 2; pass++) {
+		for (r = 0; r < RECORDS; r++) {
+			struct rsample rs;
+
+			if ((int)me == c->fail_worker && r == 30000)
+				return -1;
+			if (owner(r, c->nr) != me ||
+			    (r % 7 == 3) != (pass == 1)) {
+				shards_progress(c->sh, me, r + 1);
+				continue;
+			}
+			/* some slow stretches, so the others run ahead */
+			if (me == 1 && r % 10000 < 50)
+				usleep(20);
+			memset(&rs, 0, sizeof(rs));
+			rs.time = r;
+			rs.period = pass;
+			rs.tid = (int32_t)me;
+			rs.nr_frames = nr_frames(r);
+			for (i = 0; i < rs.nr_frames; i++)
+				frames[i].pc = (uint64_t)r * 100000 + i;
+			rs.frames = frames;
+			snprintf(comm, sizeof(comm), "t%u", r % 1000);
+			rs.comm = comm;
+			if (shards_put(c->sh, me, r, &rs) < 0)
+				return -1;
+		}
+		if (shards_end_pass(c->sh, me) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int run(unsigned nr, int fail_worker, uint64_t fail_emit_at,
+	       struct run_ctx *c)
+{
+	bool thread_failed;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->nr = nr;
+	c->fail_worker = fail_worker;
+	c->fail_emit_at = fail_emit_at;
+	c->sh = shards_new(nr, emit, c);
+	if (!c->sh)
+		return -2;
+	rc = shards_run(c->sh, work, c, &thread_failed);
+	shards_free(c->sh);
+	return rc;
+}
+
+int main(void)
+{
+	static const unsigned nrs[] = { 1, 2, 3, 8 };
+	struct run_ctx c;
+	unsigned i;
+	int rc;
+
+	alarm(120);   /* a hang fails the test */
+	for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++) {
+		rc = run(nrs[i], -1, 0, &c);
+		CHECK(rc == 0 && c.emitted == RECORDS && c.bad == 0,
+		      "%u workers: %llu of %u results, in (pass, order) order, "
+		      "whole (%llu wrong)", nrs[i],
+		      (unsigned long long)c.emitted, RECORDS,
+		      (unsigned long long)c.bad);
+	}
+	rc = run(3, 1, 0, &c);
+	CHECK(rc == -1 && c.bad == 0 && c.emitted < RECORDS,
+	      "a worker that fails stops the run (%llu emitted before)",
+	      (unsigned long long)c.emitted);
+	rc = run(3, 0, 0, &c);
+	CHECK(rc == -1 && c.bad == 0, "the merger's own work failing too");
+	rc = run(2, -1, 1000, &c);
+	CHECK(rc == -1 && c.emitted == 999 && c.bad == 0,
+	      "emit failing stops the run after what it took");
+	return done_testing();
+}

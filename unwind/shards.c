@@ -1,0 +1,599 @@
+/*
+ * shards.c - workers that read for themselves, their results merged in
+ * order (see shards.h).
+ *
+ * Each worker has a ring of result slots that only it fills and only the
+ * merger (the caller's thread, worker 0) empties.  A worker publishes its
+ * filled slots and its progress every SHARDS_PUBLISH results or steps, and
+ * before it waits: the merger only reads what is published.  A slot's key
+ * is (output pass, event.order); the merger emits the smallest key at the
+ * head of any ring once every worker with an empty ring has published
+ * progress beyond it.  Waiting uses one mutex and two condition variables,
+ * and flags that say who waits, so that nobody takes the mutex while
+ * everyone is busy: a publisher (or the merger, making room) checks the
+ * flag after a full fence, the waiter sets it before checking the
+ * condition a last time.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/base.h"
+#include "common/mem.h"
+#include "unwind/shards.h"
+
+#define SHARDS_RING (4u << 20)  /* bytes of results a worker holds */
+#define SHARDS_BIG (SHARDS_RING / 8) /* larger entries are allocated */
+#define SHARDS_PUBLISH 32u      /* results or steps between publications */
+#define SHARDS_NOTIFY 64u       /* results emitted between room checks */
+#define SHARDS_PASS_SHIFT 56    /* key = pass << this | order */
+
+enum shards_kind {
+	SHARDS_RESULT,          /* frames and comm follow */
+	SHARDS_BIG_RESULT,      /* frames and comm are in .big */
+	SHARDS_END,             /* ends the worker's output pass */
+	SHARDS_WRAP,            /* the rest of the ring is unused */
+};
+
+/*
+ * An entry of a worker's ring, 8-byte aligned; the ring is written and
+ * read front to back, so that the other core's loads of it stream.
+ */
+struct shards_entry {
+	uint32_t size;          /* of the entry, from here */
+	uint32_t kind;          /* enum shards_kind */
+	uint64_t key;
+	void *big;              /* SHARDS_BIG_RESULT: malloc'd, freed */
+	struct rsample rs;
+};
+
+#define SHARDS_WRAP_SIZE 8u     /* size and kind are all a WRAP has */
+
+struct shards_worker {
+	/* published by the worker, read by the merger */
+	_Alignas(64) atomic_uint_fast64_t tail;    /* ring bytes published */
+	atomic_uint_fast64_t progress;  /* every result below this key is */
+	atomic_bool done;               /* the work function returned */
+	atomic_bool waiting;            /* for room in its ring */
+
+	/* the worker's own */
+	_Alignas(64) uint64_t fill;     /* ring bytes filled (tail lags) */
+	uint64_t pass;                  /* output pass */
+	uint64_t progress_own;          /* progress not yet published */
+	unsigned unpublished;
+	uint64_t head_seen;             /* head, when last read */
+	uint8_t *ring_w;                /* = ring, in the worker's line */
+	unsigned windex;                /* = index, likewise */
+
+	/* the merger's */
+	_Alignas(64) atomic_uint_fast64_t head;    /* ring bytes emitted */
+	uint64_t head_own;
+	unsigned pops;
+	uint8_t *ring;
+
+	struct shards *sh;
+	unsigned index;
+	pthread_t thread;
+	bool started;
+};
+
+struct shards {
+	struct shards_worker w[SHARDS_MAX_WORKERS];
+	unsigned nr;
+	uint64_t pass;                  /* the output pass being emitted */
+	uint64_t others_limit;          /* see shards_due_now() */
+	unsigned limit_wait;
+	shards_emit_fn emit;
+	void *emit_ctx;
+	shards_work_fn work;
+	void *work_ctx;
+	atomic_bool failed;
+	atomic_bool merger_waiting;
+	pthread_mutex_t lock;
+	pthread_cond_t ready;           /* a worker published */
+	pthread_cond_t room;            /* the merger emitted */
+};
+
+static size_t shards_align(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+static uint64_t shards_key(uint64_t pass, uint64_t order)
+{
+	return pass << SHARDS_PASS_SHIFT | order;
+}
+
+static void shards_broadcast(struct shards *sh, pthread_cond_t *c)
+{
+	pthread_mutex_lock(&sh->lock);
+	pthread_cond_broadcast(c);
+	pthread_mutex_unlock(&sh->lock);
+}
+
+static void shards_fail(struct shards *sh)
+{
+	atomic_store(&sh->failed, true);
+	pthread_mutex_lock(&sh->lock);
+	pthread_cond_broadcast(&sh->ready);
+	pthread_cond_broadcast(&sh->room);
+	pthread_mutex_unlock(&sh->lock);
+}
+
+bool shards_stopping(const struct shards *sh)
+{
+	return atomic_load_explicit(&sh->failed, memory_order_relaxed);
+}
+
+/* Makes worker w's slots and progress visible to the merger. */
+static void shards_publish(struct shards *sh, struct shards_worker *w)
+{
+	atomic_store_explicit(&w->tail, w->fill, memory_order_release);
+	atomic_store_explicit(&w->progress, w->progress_own,
+			      memory_order_release);
+	w->unpublished = 0;
+	if (w->windex == 0)
+		return;         /* the merger's own thread */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&sh->merger_waiting, memory_order_relaxed))
+		shards_broadcast(sh, &sh->ready);
+}
+
+/* ---- the merger (worker 0's thread) ---- */
+
+/* The entry at w's head, past any WRAP; NULL when nothing is published. */
+static struct shards_entry *shards_head(struct shards_worker *w, uint64_t tail)
+{
+	struct shards_entry *e;
+
+	for (;;) {
+		if (w->head_own == tail)
+			return NULL;
+		e = (struct shards_entry *)(w->ring +
+					    w->head_own % SHARDS_RING);
+		if (e->kind != SHARDS_WRAP)
+			return e;
+		w->head_own += e->size;
+		atomic_store_explicit(&w->head, w->head_own,
+				      memory_order_release);
+	}
+}
+
+/*
+ * Gives the entry at w's head back; wakes w (looking every SHARDS_NOTIFY
+ * entries) when it waits and has room enough.
+ */
+static void shards_pop(struct shards *sh, struct shards_worker *w,
+		       struct shards_entry *e)
+{
+	if (e->kind == SHARDS_BIG_RESULT)
+		free(e->big);
+	w->head_own += e->size;
+	atomic_store_explicit(&w->head, w->head_own, memory_order_release);
+	if (w->index == 0 || ++w->pops % SHARDS_NOTIFY)
+		return;
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&w->waiting, memory_order_relaxed) &&
+	    atomic_load_explicit(&w->tail, memory_order_relaxed) -
+			    w->head_own <= SHARDS_RING / 2)
+		shards_broadcast(sh, &sh->room);
+}
+
+/*
+ * Emits every result that is due.  Returns 1 when it emitted or moved to
+ * the next pass, 0 when nothing was due, -1 when the run is abandoned.
+ */
+static int shards_merge(struct shards *sh)
+{
+	struct shards_entry *heads[SHARDS_MAX_WORKERS];
+	int moved = 0;
+
+	for (;;) {
+		struct shards_worker *best = NULL;
+		struct shards_entry *e;
+		uint64_t best_key = UINT64_MAX, limit = UINT64_MAX;
+		unsigned ended = 0, i;
+
+		if (shards_stopping(sh))
+			return -1;
+		for (i = 0; i < sh->nr; i++) {
+			struct shards_worker *w = &sh->w[i];
+			/* progress first: it covers only what tail does */
+			uint64_t p = atomic_load_explicit(&w->progress,
+							  memory_order_acquire);
+			uint64_t t = atomic_load_explicit(&w->tail,
+							  memory_order_acquire);
+
+			e = heads[i] = shards_head(w, t);
+			if (!e)
+				limit = MIN(limit, p);
+			else if (e->kind == SHARDS_END)
+				ended++;
+			else if (e->key < best_key) {
+				best_key = e->key;
+				best = w;
+			}
+		}
+		if (ended == sh->nr) {
+			for (i = 0; i < sh->nr; i++)
+				shards_pop(sh, &sh->w[i], heads[i]);
+			sh->pass++;
+			moved = 1;
+			continue;
+		}
+		if (!best || best_key >= limit)
+			return moved;
+		e = heads[best->index];
+		if (sh->emit(sh->emit_ctx, &e->rs) < 0) {
+			shards_fail(sh);
+			return -1;
+		}
+		shards_pop(sh, best, e);
+		moved = 1;
+	}
+}
+
+/*
+ * The least key the other workers may still emit, as far as they have
+ * published: the key at the head of their rings, else their progress.  It
+ * only grows.
+ */
+static uint64_t shards_others_limit(struct shards *sh)
+{
+	uint64_t limit = UINT64_MAX;
+	unsigned i;
+
+	for (i = 1; i < sh->nr; i++) {
+		struct shards_worker *w = &sh->w[i];
+		uint64_t p = atomic_load_explicit(&w->progress,
+						  memory_order_acquire);
+		uint64_t t = atomic_load_explicit(&w->tail,
+						  memory_order_acquire);
+		struct shards_entry *e = shards_head(w, t);
+
+		if (!e)
+			limit = MIN(limit, p);
+		else if (e->kind != SHARDS_END)
+			limit = MIN(limit, e->key);
+	}
+	return limit;
+}
+
+/*
+ * Whether worker 0's result with key may be emitted at once: nothing of
+ * its own waits in its ring, and no other worker may still emit a smaller
+ * key.  The other workers' lines are read again only when the bound known
+ * is too small, and then at most every SHARDS_PUBLISH results, so that
+ * worker 0 does not fetch the lines the others are writing at every one.
+ */
+static bool shards_due_now(struct shards *sh, uint64_t key)
+{
+	struct shards_worker *w = &sh->w[0];
+
+	if (w->fill != w->head_own)
+		return false;
+	if (key < sh->others_limit)
+		return true;
+	if (sh->limit_wait) {
+		sh->limit_wait--;
+		return false;
+	}
+	sh->others_limit = shards_others_limit(sh);
+	if (key < sh->others_limit)
+		return true;
+	sh->limit_wait = SHARDS_PUBLISH;
+	return false;
+}
+
+/* What the workers have published, summed: it changes when they do. */
+static uint64_t shards_published(struct shards *sh)
+{
+	uint64_t sum = 0;
+	unsigned i;
+
+	for (i = 0; i < sh->nr; i++)
+		sum += atomic_load(&sh->w[i].tail) +
+		       atomic_load(&sh->w[i].progress) +
+		       atomic_load(&sh->w[i].done);
+	return sum;
+}
+
+/* Waits until a worker publishes something after seen was taken. */
+static void shards_wait_ready(struct shards *sh, uint64_t seen)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&sh->lock);
+	atomic_store(&sh->merger_waiting, true);
+	/* whoever waits for room must have it before the merger sleeps */
+	for (i = 1; i < sh->nr; i++)
+		if (atomic_load(&sh->w[i].waiting))
+			pthread_cond_broadcast(&sh->room);
+	while (!shards_stopping(sh) && shards_published(sh) == seen)
+		pthread_cond_wait(&sh->ready, &sh->lock);
+	atomic_store(&sh->merger_waiting, false);
+	pthread_mutex_unlock(&sh->lock);
+}
+
+/* ---- the workers ---- */
+
+/* Waits until w's ring has n bytes free (worker 0 emits meanwhile). */
+static int shards_make_room(struct shards *sh, struct shards_worker *w,
+			    size_t n)
+{
+	shards_publish(sh, w);
+	if (w->windex == 0) {
+		while (w->fill + n - atomic_load(&w->head) > SHARDS_RING) {
+			uint64_t seen = shards_published(sh);
+			int rc = shards_merge(sh);
+
+			if (rc < 0)
+				return -1;
+			if (rc == 0 &&
+			    w->fill + n - atomic_load(&w->head) > SHARDS_RING)
+				shards_wait_ready(sh, seen);
+		}
+		return 0;
+	}
+	pthread_mutex_lock(&sh->lock);
+	atomic_store(&w->waiting, true);
+	/* half the ring, so that it is not woken for every result */
+	while (!shards_stopping(sh) &&
+	       w->fill + n - atomic_load(&w->head) > SHARDS_RING / 2)
+		pthread_cond_wait(&sh->room, &sh->lock);
+	atomic_store(&w->waiting, false);
+	pthread_mutex_unlock(&sh->lock);
+	return shards_stopping(sh) ? -1 : 0;
+}
+
+/*
+ * Room for an entry of size bytes (at most SHARDS_BIG + its header) at the
+ * end of w's ring, wrapping around when the ring's end is closer; NULL
+ * when the run is abandoned.
+ */
+static struct shards_entry *shards_reserve(struct shards *sh,
+					   struct shards_worker *w,
+					   size_t size)
+{
+	size_t at = w->fill % SHARDS_RING;
+	size_t need = size + (at + size > SHARDS_RING ? SHARDS_RING - at : 0);
+
+	if (w->fill + need - w->head_seen > SHARDS_RING) {
+		w->head_seen = atomic_load_explicit(&w->head,
+						    memory_order_acquire);
+		if (w->fill + need - w->head_seen > SHARDS_RING &&
+		    shards_make_room(sh, w, need) < 0)
+			return NULL;
+		w->head_seen = atomic_load(&w->head);
+	}
+	if (at + size > SHARDS_RING) {
+		struct shards_entry *wrap =
+			(struct shards_entry *)(w->ring_w + at);
+
+		wrap->size = (uint32_t)(SHARDS_RING - at);
+		wrap->kind = SHARDS_WRAP;
+		w->fill += SHARDS_RING - at;
+		at = 0;
+	}
+	return (struct shards_entry *)(w->ring_w + at);
+}
+
+/*
+ * Publishes every SHARDS_PUBLISH results or steps; on the merger's thread,
+ * then emits what is due: looking at the other rings more often only
+ * fetched the lines their workers were writing.
+ */
+static int shards_step(struct shards *sh, struct shards_worker *w)
+{
+	if (++w->unpublished < SHARDS_PUBLISH)
+		return 0;
+	shards_publish(sh, w);
+	return w->windex == 0 && shards_merge(sh) < 0 ? -1 : 0;
+}
+
+int shards_put(struct shards *sh, unsigned index, uint64_t order,
+	       const struct rsample *rs)
+{
+	struct shards_worker *w = &sh->w[index];
+	uint64_t key = shards_key(w->pass, order);
+	size_t frames = rs->nr_frames * sizeof(*rs->frames);
+	size_t comm_len = strlen(rs->comm) + 1;
+	size_t body = shards_align(frames) + comm_len;
+	size_t size = shards_align(sizeof(struct shards_entry));
+	struct shards_entry *e;
+	uint8_t *p;
+
+	if (index == 0 && shards_due_now(sh, key)) {
+		/* nothing can come before it: no copy */
+		w->progress_own = key + 1;
+		if (sh->emit(sh->emit_ctx, rs) < 0) {
+			shards_fail(sh);
+			return -1;
+		}
+		return shards_step(sh, w);
+	}
+	if (body <= SHARDS_BIG)
+		size += shards_align(body);
+	e = shards_reserve(sh, w, size);
+	if (!e)
+		return -1;
+	e->size = (uint32_t)size;
+	e->kind = body <= SHARDS_BIG ? SHARDS_RESULT : SHARDS_BIG_RESULT;
+	e->key = key;
+	e->rs = *rs;
+	if (e->kind == SHARDS_RESULT) {
+		p = (uint8_t *)e + shards_align(sizeof(*e));
+	} else {
+		p = e->big = malloc(body);
+		if (!p) {
+			shards_fail(sh);
+			return -1;
+		}
+	}
+	if (frames)
+		memcpy(p, rs->frames, frames);
+	e->rs.frames = (struct rframe *)p;
+	memcpy(p + shards_align(frames), rs->comm, comm_len);
+	e->rs.comm = (const char *)p + shards_align(frames);
+	w->progress_own = key + 1;
+	w->fill += e->size;
+	return shards_step(sh, w);
+}
+
+void shards_progress(struct shards *sh, unsigned index, uint64_t upto)
+{
+	struct shards_worker *w = &sh->w[index];
+	uint64_t key = shards_key(w->pass, upto);
+
+	if (key <= w->progress_own)
+		return;
+	w->progress_own = key;
+	(void)shards_step(sh, w);   /* a failure shows in shards_stopping() */
+}
+
+int shards_end_pass(struct shards *sh, unsigned index)
+{
+	struct shards_worker *w = &sh->w[index];
+	size_t size = shards_align(sizeof(struct shards_entry));
+	struct shards_entry *e = shards_reserve(sh, w, size);
+
+	if (!e)
+		return -1;
+	e->size = (uint32_t)size;
+	e->kind = SHARDS_END;
+	e->key = shards_key(w->pass, 0);
+	w->pass++;
+	w->progress_own = shards_key(w->pass, 0);
+	w->fill += e->size;
+	shards_publish(sh, w);
+	return w->windex == 0 && shards_merge(sh) < 0 ? -1 : 0;
+}
+
+/* ---- running ---- */
+
+static void shards_done(struct shards *sh, struct shards_worker *w, int rc)
+{
+	if (rc < 0)
+		shards_fail(sh);
+	shards_publish(sh, w);
+	atomic_store(&w->done, true);
+	if (atomic_load(&sh->merger_waiting))
+		shards_broadcast(sh, &sh->ready);
+}
+
+static void *shards_thread(void *arg)
+{
+	struct shards_worker *w = arg;
+	struct shards *sh = w->sh;
+	char name[16];
+
+	/* "restack/1": what ps -L and perf report call the thread */
+	snprintf(name, sizeof(name), "restack/%u", w->index);
+	pthread_setname_np(pthread_self(), name);
+	shards_done(sh, w, sh->work(sh->work_ctx, w->index));
+	return NULL;
+}
+
+/* Whether every worker is done and every result emitted. */
+static bool shards_finished(struct shards *sh)
+{
+	unsigned i;
+
+	for (i = 0; i < sh->nr; i++)
+		if (!atomic_load(&sh->w[i].done) ||
+		    shards_head(&sh->w[i], atomic_load(&sh->w[i].tail)))
+			return false;
+	return true;
+}
+
+int shards_run(struct shards *sh, shards_work_fn work, void *ctx,
+	       bool *thread_failed)
+{
+	unsigned i;
+
+	*thread_failed = false;
+	sh->work = work;
+	sh->work_ctx = ctx;
+	for (i = 1; i < sh->nr; i++) {
+		if (pthread_create(&sh->w[i].thread, NULL, shards_thread,
+				   &sh->w[i]) != 0) {
+			*thread_failed = true;
+			shards_fail(sh);
+			break;
+		}
+		sh->w[i].started = true;
+	}
+	if (!*thread_failed)
+		shards_done(sh, &sh->w[0], work(ctx, 0));
+	while (!shards_stopping(sh)) {
+		uint64_t seen = shards_published(sh);
+		int rc = shards_merge(sh);
+
+		if (rc < 0 || shards_finished(sh))
+			break;
+		if (rc == 0)
+			shards_wait_ready(sh, seen);
+	}
+	for (i = 1; i < sh->nr; i++)
+		if (sh->w[i].started)
+			pthread_join(sh->w[i].thread, NULL);
+	return shards_stopping(sh) ? -1 : 0;
+}
+
+struct shards *shards_new(unsigned nr, shards_emit_fn emit, void *emit_ctx)
+{
+	size_t size = ALIGN_UP(sizeof(struct shards), 64);
+	struct shards *sh;
+	unsigned i;
+
+	if (nr < 1 || nr > SHARDS_MAX_WORKERS)
+		return NULL;
+	sh = aligned_alloc(64, size);
+	if (!sh)
+		return NULL;
+	memset(sh, 0, size);
+	sh->nr = nr;
+	sh->emit = emit;
+	sh->emit_ctx = emit_ctx;
+	pthread_mutex_init(&sh->lock, NULL);
+	pthread_cond_init(&sh->ready, NULL);
+	pthread_cond_init(&sh->room, NULL);
+	for (i = 0; i < nr; i++) {
+		struct shards_worker *w = &sh->w[i];
+
+		w->sh = sh;
+		w->index = w->windex = i;
+		w->ring = w->ring_w = malloc(SHARDS_RING);
+		if (!w->ring) {
+			shards_free(sh);
+			return NULL;
+		}
+	}
+	return sh;
+}
+
+void shards_free(struct shards *sh)
+{
+	unsigned i;
+
+	if (!sh)
+		return;
+	for (i = 0; i < sh->nr; i++) {
+		struct shards_worker *w = &sh->w[i];
+		struct shards_entry *e;
+
+		/* what an abandoned run left (the threads are gone) */
+		while (w->ring && (e = shards_head(w, w->fill))) {
+			if (e->kind == SHARDS_BIG_RESULT)
+				free(e->big);
+			w->head_own += e->size;
+		}
+		free(w->ring);
+	}
+	pthread_cond_destroy(&sh->room);
+	pthread_cond_destroy(&sh->ready);
+	pthread_mutex_destroy(&sh->lock);
+	free(sh);
+}
