@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd/run.h"
+#include "cmd/run_internal.h"
 
 #include "cmd/cmd.h"
 #include "common/mem.h"
@@ -391,8 +392,8 @@ static struct modcache *run_modcache(struct run *run, unsigned index)
  * Sets up the resolver of worker index (0: the first, or the only one)
  * with the options run_init_resolver() worked out.
  */
-static int run_setup_resolver(void *ctx, unsigned index, struct resolve *r,
-			      struct err *err)
+int run_setup_resolver(void *ctx, unsigned index, struct resolve *r,
+		       struct err *err)
 {
 	struct run *run = ctx;
 	const struct perfdata_info *in = source_info(run->rd);
@@ -418,7 +419,7 @@ static int run_setup_resolver(void *ctx, unsigned index, struct resolve *r,
 }
 
 /* Hands a sample a worker resolved to the caller's function. */
-static int run_emit(void *ctx, const struct rsample *s)
+int run_emit(void *ctx, const struct rsample *s)
 {
 	struct run *run = ctx;
 
@@ -447,7 +448,7 @@ unsigned run_jobs(const struct run_opts *o)
 	return n < 1 ? 1 : n > POOL_MAX_WORKERS ? POOL_MAX_WORKERS : (unsigned)n;
 }
 
-static int run_init_resolver(struct run *run)
+int run_init_resolver(struct run *run)
 {
 	const struct perfdata_info *in = source_info(run->rd);
 	const struct run_opts *o = run->opts;
@@ -541,7 +542,7 @@ static int run_init_resolver(struct run *run)
 		return -1;
 	}
 	run->res_ready = true;
-	if (jobs > 1) {
+	if (jobs > 1 && !run->sharded) {
 		run->pool = pool_start(jobs, &run->res, run_setup_resolver, run,
 				       run_emit, run, &err);
 		if (!run->pool) {
@@ -582,7 +583,7 @@ static double run_clock(void)
  * A progress line on stderr, four times a second at most, when stderr is
  * a terminal; done clears it.
  */
-static void run_progress(struct run *run, const struct event *ev, bool done)
+void run_progress(struct run *run, const struct event *ev, bool done)
 {
 	const struct perfdata_info *in;
 	double now;
@@ -769,7 +770,7 @@ int run_capture(struct run *run, const struct run_opts *opts,
 {
 	const struct perfdata_info *in;
 	struct err err;
-	bool seekable;
+	bool seekable, ordered;
 
 	memset(run, 0, sizeof(*run));
 	run->opts = opts;
@@ -791,13 +792,25 @@ int run_capture(struct run *run, const struct run_opts *opts,
 	 * self-check, which wants the caches complete); else only those the
 	 * first pass could not complete.
 	 */
-	if (!opts->no_stitch && seekable &&
-	    ((flags & RUN_ORDERED) || opts->validate_stitch)) {
+	ordered = !opts->no_stitch && seekable &&
+		  ((flags & RUN_ORDERED) || opts->validate_stitch);
+	if (!opts->no_stitch && seekable)
+		run->first_pass = ordered ? RESOLVE_PRESCAN : RESOLVE_FIRST;
+	if (seekable && !in->pipe && run_jobs(opts) > 1) {
+		/*
+		 * Every worker reads the file for itself (a pipe-mode
+		 * stream's metadata comes only while it is read).
+		 */
+		run->fn = fn;
+		run->fn_ctx = ctx;
+		if (run_capture_sharded(run, ordered) < 0)
+			return -1;
+		goto done;
+	}
+	if (ordered) {
 		if (run_extra_pass(run, RESOLVE_PRESCAN, NULL, NULL) < 0 ||
 		    run_begin_pass(run, RESOLVE_FINAL) < 0)
 			return -1;
-	} else if (!opts->no_stitch && seekable) {
-		run->first_pass = RESOLVE_FIRST;
 	}
 	run->passes++;
 	if (run_pass(run, run->rd, fn, ctx) < 0)
@@ -812,6 +825,7 @@ int run_capture(struct run *run, const struct run_opts *opts,
 	if (run->retried && run_extra_pass(run, RESOLVE_RETRY, fn, ctx) < 0)
 		return -1;
 	run->stop_after = 0;
+done:
 	if (run->pool) {
 		/* the workers' counts join the first resolver's */
 		struct pool *pool = run->pool;

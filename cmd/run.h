@@ -117,7 +117,9 @@ struct run {
 	uint64_t other_event_samples;    /* samples of events not chosen */
 	struct resolve_opts ro;          /* worked out from opts and input */
 	enum event_arch arch;
-	struct pool *pool;               /* -j > 1: workers, res is the first's */
+	struct pool *pool;               /* -j > 1 on a stream: workers, res
+					  * is the first's */
+	bool sharded;                    /* -j > 1 on a file: run_shard.c */
 	unsigned jobs;                   /* workers used (1: no pool) */
 	bool progress, progress_shown;   /* stderr is a terminal */
 	unsigned pass_no;                /* passes started */

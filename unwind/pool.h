@@ -1,6 +1,7 @@
 /*
  * pool.h - resolve samples on several worker threads, hand them out in
- * input order.
+ * input order, for inputs read once, as a stream (a capture file is
+ * better served by shards.h, whose workers read it themselves).
  *
  * Each worker owns a whole struct resolve (process table, module cache,
  * unwinder, symbolizer, root caches).  Every non-sample event goes to all

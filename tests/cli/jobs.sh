@@ -1,7 +1,8 @@
 #!/bin/bash
 # jobs.sh - worker threads, batch conversion and the CI options:
 #   - output bytes identical for -j1, -j2 and -j8 (folded, script, stats,
-#     pprof, svg, speedscope),
+#     pprof, svg, speedscope), also on the committed captures (two events,
+#     sysprof, pipe mode saved in a file),
 #     from a file and from a pipe, on a threaded workload and on a deep one
 #     that needs stitching (root caches are per thread, workers per thread);
 #   - --outdir over several captures with one corrupt one: the others are
@@ -62,6 +63,30 @@ for c in threads deep; do
 			"$c: $f output of -j8 equals -j1"
 	done
 done
+# the committed captures: two events (each chosen with --event), a
+# sysprof capture, and pipe-mode streams saved in files (read by one
+# thread, resolved by the pool)
+for f in tp-multi.data pipe-g.data zpipe-bid.data ../sysprof/prog-346.syscap; do
+	for ev in "" cpu-clock sched:sched_switch; do
+		[ -n "$ev" ] && [ "$f" != tp-multi.data ] && continue
+		for j in 1 2 8; do
+			restack_clean convert -q -j$j ${ev:+--event $ev} --tid \
+				--to script "$TESTDATA/perf/$f" -o "$T/fx.j$j.txt"
+			restack_clean stats -q -j$j ${ev:+--event $ev} \
+				"$TESTDATA/perf/$f" >"$T/fx.j$j.stats" 2>&1
+		done
+		[ "$ev" = sched:sched_switch ] && cp "$T/fx.j1.stats" "$T/sched.stats"
+		for j in 2 8; do
+			same_file "$T/fx.j1.txt" "$T/fx.j$j.txt" \
+				"${f##*/}${ev:+ --event $ev}: -j$j equals -j1"
+			same_file "$T/fx.j1.stats" "$T/fx.j$j.stats" \
+				"${f##*/}${ev:+ --event $ev}: -j$j statistics equal -j1's"
+		done
+	done
+done
+check "tp-multi: --event picks samples of the second event" \
+	grep -q 'samples .*event sched:sched_switch' "$T/sched.stats"
+
 check "the workloads are not trivial: many threads, stitched stacks" \
 	grep -q 'stitched  *[1-9]' "$T/deep.j1.stats"
 threads=$(grep -c . "$T/many.j1.folded")

@@ -1,0 +1,36 @@
+/*
+ * run_internal.h - what run.c shares with run_shard.c, the conversion of a
+ * file on several threads that each read it (see unwind/shards.h).
+ */
+#ifndef RESTACK_CMD_RUN_INTERNAL_H
+#define RESTACK_CMD_RUN_INTERNAL_H
+
+#include "cmd/run.h"
+
+/*
+ * Sets up run->res (worker 0's resolver) and what all workers share, once
+ * the input's metadata is known; starts the pool unless run->sharded.
+ * Returns 0, or -1 after printing the error.
+ */
+int run_init_resolver(struct run *run);
+
+/* Sets up the resolver of worker index (1..) like run->res. */
+int run_setup_resolver(void *ctx, unsigned index, struct resolve *r,
+		       struct err *err);
+
+/* Passes a resolved sample to the caller's function (ctx: the run). */
+int run_emit(void *ctx, const struct rsample *s);
+
+/* The progress line on stderr (see run.c); done clears it. */
+void run_progress(struct run *run, const struct event *ev, bool done);
+
+/*
+ * run_capture() for a regular file and more than one job: every worker
+ * reads the file and resolves its share of the threads.  run->rd is open
+ * and the pass plan is as run_capture() worked it out (ordered: prescan
+ * then final; else first then retry; no_stitch: single).  Returns 0, or
+ * -1 after printing the error.
+ */
+int run_capture_sharded(struct run *run, bool ordered);
+
+#endif

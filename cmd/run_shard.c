@@ -1,0 +1,358 @@
+/*
+ * run_shard.c - a capture file converted on several threads: each worker
+ * reads the whole file through a sample filter that keeps its share of
+ * the threads' samples, resolves them with a resolver of its own, and
+ * unwind/shards.c merges the results in input order (see shards.h for
+ * why this, and not the pool, serves files).
+ *
+ * The filter decides alike in every worker, since each sees the same
+ * samples in the same order: the event to use (as run.c chooses it) and,
+ * for each thread on its first sample, the worker that has been given the
+ * fewest threads so far.  Samples of other events go to worker 0, which
+ * counts them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "cmd/run_internal.h"
+#include "common/hashmap.h"
+#include "common/mem.h"
+#include "unwind/shards.h"
+
+/* kept samples not yet resolved: the one delivered and the next */
+#define RUN_SHARD_PENDING 4
+
+struct run_shard;
+
+struct run_worker {
+	struct run_shard *rs;
+	unsigned index;
+	struct resolve *res;            /* run->res for worker 0 */
+	struct resolve own;
+	bool own_ready;
+	struct source *src[2];          /* open until the end: the results
+					 * point at their event names */
+	unsigned nr_src;
+	const struct perfdata_info *info;
+
+	/* the filter's decisions, the same in every worker */
+	int chosen;                     /* the event used, -1 until known */
+	struct hashmap tid_worker;      /* tid -> worker index */
+	unsigned threads[SHARDS_MAX_WORKERS]; /* threads given to each */
+
+	/* what shards_progress() may say */
+	bool emitting;                  /* in an output pass */
+	uint64_t pending[RUN_SHARD_PENDING]; /* orders of kept samples not
+					      * yet resolved */
+	unsigned nr_pending;
+	bool untracked;                 /* pending overflowed: say nothing */
+	uint64_t seen;                  /* records below this order were
+					 * delivered or dropped */
+
+	uint64_t wanted;                /* samples of the event, this pass */
+	uint64_t other_event_samples;
+	size_t deferred;                /* by the FIRST pass */
+	struct err err;
+	bool read_failed;               /* err says why */
+	bool oom;
+};
+
+struct run_shard {
+	struct run *run;
+	struct shards *sh;
+	struct run_worker *w;
+	unsigned nr;
+	bool ordered;
+};
+
+/* The worker for thread tid's samples (see the top of the file). */
+static unsigned run_shard_pick(struct run_worker *w, int32_t tid)
+{
+	uint64_t key = (uint64_t)(uint32_t)tid;
+	unsigned i, best = 0;
+	void *v;
+
+	if (hashmap_get(&w->tid_worker, key, &v))
+		return (unsigned)(uintptr_t)v;
+	for (i = 1; i < w->rs->nr; i++)
+		if (w->threads[i] < w->threads[best])
+			best = i;
+	if (hashmap_put(&w->tid_worker, key, (void *)(uintptr_t)best) < 0)
+		w->oom = true;  /* the run fails: workers may now disagree */
+	w->threads[best]++;
+	return best;
+}
+
+/* Whether samples of event attr may be the ones used (as run.c says). */
+static bool run_shard_event_ok(const struct run_worker *w, unsigned attr)
+{
+	const char *want = w->rs->run->opts->event;
+	const char *name = attr < w->info->nr_attrs ?
+				   w->info->attrs[attr].name : NULL;
+
+	return !want || !strcmp(want, name ? name : "");
+}
+
+/* Tells the merger how far this worker has come in its output pass. */
+static void run_shard_progress(struct run_worker *w)
+{
+	if (w->emitting && !w->untracked)
+		shards_progress(w->rs->sh, w->index,
+				w->nr_pending ? w->pending[0] : w->seen);
+}
+
+static bool run_shard_filter(void *ctx, const struct sample_key *k)
+{
+	struct run_worker *w = ctx;
+	bool keep;
+
+	if (w->chosen < 0 && run_shard_event_ok(w, k->attr))
+		w->chosen = (int)k->attr;
+	if ((int)k->attr != w->chosen)
+		keep = w->index == 0;
+	else
+		keep = run_shard_pick(w, k->tid) == w->index;
+	if (keep) {
+		if (w->nr_pending < RUN_SHARD_PENDING)
+			w->pending[w->nr_pending++] = k->order;
+		else
+			w->untracked = true;
+		return true;
+	}
+	if (k->order >= w->seen)
+		w->seen = k->order + 1;
+	run_shard_progress(w);
+	return false;
+}
+
+/* The worker is done with ev. */
+static void run_shard_done(struct run_worker *w, const struct event *ev)
+{
+	unsigned n = 0;
+
+	while (n < w->nr_pending && w->pending[n] <= ev->order)
+		n++;
+	if (n) {
+		memmove(w->pending, w->pending + n,
+			(w->nr_pending - n) * sizeof(*w->pending));
+		w->nr_pending -= n;
+	}
+	if (ev->order >= w->seen)
+		w->seen = ev->order + 1;
+	run_shard_progress(w);
+}
+
+static bool run_shard_resolves(const struct event *ev)
+{
+	return ev->type == EVENT_SAMPLE || ev->type == EVENT_MMAP ||
+	       ev->type == EVENT_COMM || ev->type == EVENT_FORK ||
+	       ev->type == EVENT_EXIT || ev->type == EVENT_BUILD_ID ||
+	       ev->type == EVENT_JIT;
+}
+
+/*
+ * One pass over the file for worker w; emit: an output pass, whose results
+ * go to the merger; stop_after: the pass ends after this many samples of
+ * the event (0: at the end).  Returns 0 or -1.
+ */
+static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
+			  bool emit, uint64_t stop_after)
+{
+	struct run_shard *rs = w->rs;
+	struct run *run = rs->run;
+	bool main_pass = pass == RESOLVE_FINAL || pass == RESOLVE_FIRST ||
+			 pass == RESOLVE_SINGLE;
+	struct source *src;
+	struct rsample out;
+	struct event ev;
+	int rc;
+
+	if (w->index == 0 && main_pass) {
+		src = run->rd;
+	} else {
+		src = source_open(run->path, &w->err);
+		if (!src) {
+			w->read_failed = true;
+			return -1;
+		}
+		w->src[w->nr_src++] = src;
+	}
+	w->info = source_info(src);
+	source_set_sample_filter(src, run_shard_filter, w);
+	resolve_begin_pass(w->res, pass);
+	w->emitting = emit;
+	w->nr_pending = 0;
+	w->untracked = false;
+	w->seen = 0;
+	w->wanted = 0;
+	while ((rc = source_next(src, &ev)) > 0) {
+		bool resolve = run_shard_resolves(&ev);
+
+		if (shards_stopping(rs->sh) || w->oom)
+			return -1;
+		if (w->index == 0)
+			run_progress(run, &ev, false);
+		if (resolve && ev.type == EVENT_SAMPLE) {
+			unsigned idx = ev.attr ? ev.attr->index : 0;
+
+			if (w->chosen < 0 && run_shard_event_ok(w, idx))
+				w->chosen = (int)idx;
+			if ((int)idx == w->chosen) {
+				w->wanted++;
+			} else {
+				resolve = false;
+				/* counted in one pass only */
+				w->other_event_samples += main_pass;
+			}
+		}
+		if (resolve) {
+			rc = resolve_event(w->res, &ev, &out);
+			if (rc < 0) {
+				w->oom = true;
+				return -1;
+			}
+			if (rc > 0 && emit &&
+			    shards_put(rs->sh, w->index, ev.order, &out) < 0)
+				return -1;
+		}
+		run_shard_done(w, &ev);
+		if (stop_after && w->wanted == stop_after) {
+			rc = 0;
+			break;
+		}
+	}
+	if (w->index == 0)
+		run_progress(run, NULL, true);
+	if (rc < 0) {
+		w->err = *source_err(src);
+		w->read_failed = true;
+		return -1;
+	}
+	if (pass == RESOLVE_PRESCAN && w->nr_src) {
+		/* nothing points into it */
+		source_close(w->src[--w->nr_src]);
+	}
+	return 0;
+}
+
+/* Everything worker index does (shards_work_fn). */
+static int run_shard_work(void *ctx, unsigned index)
+{
+	struct run_shard *rs = ctx;
+	struct run_worker *w = &rs->w[index];
+
+	if (rs->ordered) {
+		if (run_shard_pass(w, RESOLVE_PRESCAN, false, 0) < 0 ||
+		    run_shard_pass(w, RESOLVE_FINAL, true, 0) < 0 ||
+		    shards_end_pass(rs->sh, index) < 0)
+			return -1;
+		return shards_end_pass(rs->sh, index);
+	}
+	if (run_shard_pass(w, rs->run->first_pass, true, 0) < 0 ||
+	    shards_end_pass(rs->sh, index) < 0)
+		return -1;
+	if (rs->run->first_pass == RESOLVE_FIRST)
+		w->deferred = resolve_nr_deferred(w->res);
+	if (w->deferred &&
+	    run_shard_pass(w, RESOLVE_RETRY, true,
+			   resolve_last_deferred(w->res)) < 0)
+		return -1;
+	return shards_end_pass(rs->sh, index);
+}
+
+/* Reports why the run failed: the first worker's own failure. */
+static void run_shard_report(struct run_shard *rs, bool thread_failed)
+{
+	unsigned i;
+
+	for (i = 0; i < rs->nr; i++) {
+		struct run_worker *w = &rs->w[i];
+
+		if (w->read_failed) {
+			cmd_report_err(rs->run->path, &w->err);
+			return;
+		}
+		if (w->oom)
+			break;
+	}
+	if (thread_failed && i == rs->nr)
+		cmd_error("%s: cannot start a worker thread", rs->run->path);
+	else
+		cmd_error("%s: out of memory", rs->run->path);
+}
+
+/* Releases the workers; adds their counts into run->res. */
+static int run_shard_finish(struct run_shard *rs)
+{
+	struct run *run = rs->run;
+	int rc = 0;
+	unsigned i, k;
+
+	for (i = 0; i < rs->nr; i++) {
+		struct run_worker *w = &rs->w[i];
+
+		run->retried += w->deferred;
+		run->other_event_samples += w->other_event_samples;
+		if (i > 0 && w->own_ready) {
+			if (resolve_add_counts(&run->res, &w->own) < 0)
+				rc = -1;
+			resolve_release(&w->own);
+		}
+		for (k = 0; k < w->nr_src; k++)
+			source_close(w->src[k]);
+		hashmap_release(&w->tid_worker);
+	}
+	run->event_attr = rs->w[0].chosen;
+	run->passes = rs->ordered || run->retried ? 2 : 1;
+	shards_free(rs->sh);
+	free(rs->w);
+	return rc;
+}
+
+int run_capture_sharded(struct run *run, bool ordered)
+{
+	struct run_shard rs = { .run = run, .ordered = ordered };
+	bool thread_failed;
+	struct err err;
+	unsigned i;
+	int rc;
+
+	run->sharded = true;
+	if (run_init_resolver(run) < 0)
+		return -1;
+	rs.nr = run->jobs;
+	rs.w = mem_zalloc(rs.nr, sizeof(*rs.w));
+	rs.sh = shards_new(rs.nr, run_emit, run);
+	if (!rs.w || !rs.sh) {
+		shards_free(rs.sh);
+		free(rs.w);
+		cmd_error("%s: out of memory", run->path);
+		return -1;
+	}
+	for (i = 0; i < rs.nr; i++) {
+		struct run_worker *w = &rs.w[i];
+
+		w->rs = &rs;
+		w->index = i;
+		w->chosen = -1;
+		w->res = &run->res;
+		if (i == 0)
+			continue;
+		w->own_ready = true;   /* released even when half set up */
+		w->res = &w->own;
+		if (run_setup_resolver(run, i, &w->own, &err) < 0) {
+			cmd_report_err(run->path, &err);
+			run_shard_finish(&rs);
+			return -1;
+		}
+	}
+	rc = shards_run(rs.sh, run_shard_work, &rs, &thread_failed);
+	if (rc < 0)
+		run_shard_report(&rs, thread_failed);
+	if (run_shard_finish(&rs) < 0 && rc == 0) {
+		cmd_error("%s: out of memory", run->path);
+		rc = -1;
+	}
+	return rc;
+}
