@@ -11,12 +11,12 @@
  * fewest threads so far.  Samples of other events go to worker 0, which
  * counts them.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "cmd/run_internal.h"
-#include "common/hashmap.h"
 #include "common/mem.h"
 #include "unwind/shards.h"
 
@@ -38,8 +38,7 @@ struct run_worker {
 
 	/* the filter's decisions, the same in every worker */
 	int chosen;                     /* the event used, -1 until known */
-	struct hashmap tid_worker;      /* tid -> worker index */
-	unsigned threads[SHARDS_MAX_WORKERS]; /* threads given to each */
+	struct shards_split split;      /* which worker takes a thread */
 
 	/* what shards_progress() may say */
 	bool emitting;                  /* in an output pass */
@@ -66,24 +65,6 @@ struct run_shard {
 	bool ordered;
 };
 
-/* The worker for thread tid's samples (see the top of the file). */
-static unsigned run_shard_pick(struct run_worker *w, int32_t tid)
-{
-	uint64_t key = (uint64_t)(uint32_t)tid;
-	unsigned i, best = 0;
-	void *v;
-
-	if (hashmap_get(&w->tid_worker, key, &v))
-		return (unsigned)(uintptr_t)v;
-	for (i = 1; i < w->rs->nr; i++)
-		if (w->threads[i] < w->threads[best])
-			best = i;
-	if (hashmap_put(&w->tid_worker, key, (void *)(uintptr_t)best) < 0)
-		w->oom = true;  /* the run fails: workers may now disagree */
-	w->threads[best]++;
-	return best;
-}
-
 /* Whether samples of event attr may be the ones used (as run.c says). */
 static bool run_shard_event_ok(const struct run_worker *w, unsigned attr)
 {
@@ -105,14 +86,17 @@ static void run_shard_progress(struct run_worker *w)
 static bool run_shard_filter(void *ctx, const struct sample_key *k)
 {
 	struct run_worker *w = ctx;
+	unsigned pick;
 	bool keep;
 
 	if (w->chosen < 0 && run_shard_event_ok(w, k->attr))
 		w->chosen = (int)k->attr;
 	if ((int)k->attr != w->chosen)
 		keep = w->index == 0;
+	else if ((pick = shards_split_pick(&w->split, k->tid)) == UINT_MAX)
+		w->oom = keep = true;   /* the run fails: workers may disagree */
 	else
-		keep = run_shard_pick(w, k->tid) == w->index;
+		keep = pick == w->index;
 	if (keep) {
 		if (w->nr_pending < RUN_SHARD_PENDING)
 			w->pending[w->nr_pending++] = k->order;
@@ -301,7 +285,7 @@ static int run_shard_finish(struct run_shard *rs)
 		}
 		for (k = 0; k < w->nr_src; k++)
 			source_close(w->src[k]);
-		hashmap_release(&w->tid_worker);
+		shards_split_release(&w->split);
 	}
 	run->event_attr = rs->w[0].chosen;
 	run->passes = rs->ordered || run->retried ? 2 : 1;
@@ -336,6 +320,7 @@ int run_capture_sharded(struct run *run, bool ordered)
 		w->rs = &rs;
 		w->index = i;
 		w->chosen = -1;
+		shards_split_init(&w->split, rs.nr);
 		w->res = &run->res;
 		if (i == 0)
 			continue;

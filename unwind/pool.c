@@ -18,6 +18,7 @@
 #include "common/hashmap.h"
 #include "common/mem.h"
 #include "unwind/pool.h"
+#include "unwind/shards.h"
 
 #define POOL_BATCH_BYTES (1u << 20)   /* copied event bytes per batch */
 #define POOL_BATCH_SAMPLES 1024u       /* samples per batch at most */
@@ -112,7 +113,6 @@ struct pool_worker {
 	struct pool_batch *queue, **queue_tail;
 	pthread_cond_t wake;
 	struct pool_batch *open;  /* being filled by the reading thread */
-	unsigned threads;         /* threads sent to it */
 };
 
 struct pool {
@@ -131,7 +131,7 @@ struct pool {
 	atomic_bool failed;
 	pool_emit_fn emit;
 	void *emit_ctx;
-	struct hashmap thread_worker; /* tid -> worker index */
+	struct shards_split split;  /* which worker takes a thread */
 };
 
 static size_t pool_align(size_t n)
@@ -655,32 +655,6 @@ static bool pool_room(struct pool *p, struct pool_worker *w, size_t size,
 	return true;
 }
 
-/*
- * The worker for a thread: where its samples went before, else the worker
- * that has been given the fewest threads so far (the first of them): round
- * robin in the order threads first appear.  Sample counts at a thread's
- * first sample say little about the work to come (a main thread's few
- * start-up samples would send both of its busy threads to one worker).
- * Decided from the input alone, so the same for every run.
- * UINT_MAX when out of memory.
- */
-static unsigned pool_pick(struct pool *p, int32_t tid)
-{
-	uint64_t key = (uint64_t)(uint32_t)tid;
-	unsigned i, best = 0;
-	void *v;
-
-	if (hashmap_get(&p->thread_worker, key, &v))
-		return (unsigned)(uintptr_t)v;
-	for (i = 1; i < p->nr; i++)
-		if (p->w[i].threads < p->w[best].threads)
-			best = i;
-	if (hashmap_put(&p->thread_worker, key, (void *)(uintptr_t)best) < 0)
-		return UINT_MAX;
-	p->w[best].threads++;
-	return best;
-}
-
 /* Keeps the bytes of event ev for batch b; false: copy them. */
 static bool pool_keep(struct pool_batch *b, const struct pool_source *src)
 {
@@ -735,7 +709,7 @@ int pool_event(struct pool *p, const struct event *ev,
 	if (p->failed)
 		return -1;
 	if (ev->type == EVENT_SAMPLE) {
-		unsigned wi = pool_pick(p, ev->tid);
+		unsigned wi = shards_split_pick(&p->split, ev->tid);
 
 		if (wi == UINT_MAX) {
 			p->failed = true;
@@ -851,7 +825,7 @@ static void pool_release(struct pool *p)
 	}
 	pthread_cond_destroy(&p->done);
 	pthread_mutex_destroy(&p->lock);
-	hashmap_release(&p->thread_worker);
+	shards_split_release(&p->split);
 	free(p->ring);
 	free(p);
 }
@@ -889,6 +863,7 @@ struct pool *pool_start(unsigned nr, struct resolve *first, pool_init_fn init,
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->done, NULL);
 	p->nr = nr;
+	shards_split_init(&p->split, nr);
 	p->emit = emit;
 	p->emit_ctx = emit_ctx;
 	nr_batches = nr * POOL_BATCHES_PER_WORKER;

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <limits.h>
+
 #include "common/base.h"
 #include "common/mem.h"
 #include "unwind/shards.h"
@@ -162,6 +164,19 @@ static struct shards_entry *shards_head(struct shards_worker *w, uint64_t tail)
 }
 
 /*
+ * What w has published: the entry at its head (NULL: none), and in
+ * *progress its progress, read first, since it covers only what the tail
+ * read after it does.
+ */
+static struct shards_entry *shards_peek(struct shards_worker *w,
+					uint64_t *progress)
+{
+	*progress = atomic_load_explicit(&w->progress, memory_order_acquire);
+	return shards_head(w, atomic_load_explicit(&w->tail,
+						   memory_order_acquire));
+}
+
+/*
  * Gives the entry at w's head back; wakes w (looking every SHARDS_NOTIFY
  * entries) when it waits and has room enough.
  */
@@ -200,13 +215,9 @@ static int shards_merge(struct shards *sh)
 			return -1;
 		for (i = 0; i < sh->nr; i++) {
 			struct shards_worker *w = &sh->w[i];
-			/* progress first: it covers only what tail does */
-			uint64_t p = atomic_load_explicit(&w->progress,
-							  memory_order_acquire);
-			uint64_t t = atomic_load_explicit(&w->tail,
-							  memory_order_acquire);
+			uint64_t p;
 
-			e = heads[i] = shards_head(w, t);
+			e = heads[i] = shards_peek(w, &p);
 			if (!e)
 				limit = MIN(limit, p);
 			else if (e->kind == SHARDS_END)
@@ -246,12 +257,8 @@ static uint64_t shards_others_limit(struct shards *sh)
 	unsigned i;
 
 	for (i = 1; i < sh->nr; i++) {
-		struct shards_worker *w = &sh->w[i];
-		uint64_t p = atomic_load_explicit(&w->progress,
-						  memory_order_acquire);
-		uint64_t t = atomic_load_explicit(&w->tail,
-						  memory_order_acquire);
-		struct shards_entry *e = shards_head(w, t);
+		uint64_t p;
+		struct shards_entry *e = shards_peek(&sh->w[i], &p);
 
 		if (!e)
 			limit = MIN(limit, p);
@@ -469,6 +476,36 @@ int shards_end_pass(struct shards *sh, unsigned index)
 	w->fill += e->size;
 	shards_publish(sh, w);
 	return w->windex == 0 && shards_merge(sh) < 0 ? -1 : 0;
+}
+
+/* ---- which worker takes a thread ---- */
+
+void shards_split_init(struct shards_split *s, unsigned nr)
+{
+	memset(s, 0, sizeof(*s));
+	s->nr = nr;
+}
+
+unsigned shards_split_pick(struct shards_split *s, int32_t tid)
+{
+	uint64_t key = (uint64_t)(uint32_t)tid;
+	unsigned i, best = 0;
+	void *v;
+
+	if (hashmap_get(&s->tid_worker, key, &v))
+		return (unsigned)(uintptr_t)v;
+	for (i = 1; i < s->nr; i++)
+		if (s->threads[i] < s->threads[best])
+			best = i;
+	if (hashmap_put(&s->tid_worker, key, (void *)(uintptr_t)best) < 0)
+		return UINT_MAX;
+	s->threads[best]++;
+	return best;
+}
+
+void shards_split_release(struct shards_split *s)
+{
+	hashmap_release(&s->tid_worker);
 }
 
 /* ---- running ---- */

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/hashmap.h"
 #include "common/stack.h"
 
 #define SHARDS_MAX_WORKERS 64
@@ -79,5 +80,26 @@ int shards_end_pass(struct shards *sh, unsigned index);
 bool shards_stopping(const struct shards *sh);
 
 void shards_free(struct shards *sh);
+
+/*
+ * Which worker takes a thread's samples: the one its samples went to
+ * before, else the worker given the fewest threads so far (the first of
+ * them): round robin in the order threads first appear.  Sample counts at
+ * a thread's first sample say little about the work to come (a main
+ * thread's few start-up samples would send both of its busy threads to
+ * one worker).  Decided from the order of the samples alone, so the same
+ * in every worker that sees them and in every run.  Zero-initialised
+ * state, for nr workers.
+ */
+struct shards_split {
+	struct hashmap tid_worker;      /* tid -> worker index */
+	unsigned threads[SHARDS_MAX_WORKERS]; /* given to each */
+	unsigned nr;
+};
+
+void shards_split_init(struct shards_split *s, unsigned nr);
+/* The worker for thread tid; UINT_MAX when out of memory. */
+unsigned shards_split_pick(struct shards_split *s, int32_t tid);
+void shards_split_release(struct shards_split *s);
 
 #endif
