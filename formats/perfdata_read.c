@@ -1295,14 +1295,23 @@ static bool pd_filter_keeps(struct perfdata_reader *r, const struct pd_qent *q)
 	return r->judged_keep;
 }
 
-/* Takes the next record off the queue without delivering it. */
-static void pd_drop_ready(struct perfdata_reader *r)
+/*
+ * Takes the samples the filter does not want off the head of the queue
+ * while they are ready to go; returns the ready record left at the head,
+ * or NULL.
+ */
+static const struct pd_qent *pd_drop_unwanted(struct perfdata_reader *r)
 {
+	const struct pd_qent *next;
 	struct pd_qent q;
 
-	(void)pd_queue_pop_ready(&r->q, &q);
-	r->order++;
-	pd_block_put(r, q.blk);
+	while ((next = pd_queue_peek_ready(&r->q)) &&
+	       !pd_filter_keeps(r, next)) {
+		(void)pd_queue_pop_ready(&r->q, &q);
+		r->order++;
+		pd_block_put(r, q.blk);
+	}
+	return next;
 }
 
 int perfdata_next(struct perfdata_reader *r, struct event *ev)
@@ -1319,9 +1328,7 @@ int perfdata_next(struct perfdata_reader *r, struct event *ev)
 		uint32_t type;
 		struct cur hc;
 
-		while ((next = pd_queue_peek_ready(&r->q)) &&
-		       !pd_filter_keeps(r, next))
-			pd_drop_ready(r);
+		(void)pd_drop_unwanted(r);
 		if (pd_queue_pop_ready(&r->q, &q)) {
 			uint64_t order = r->order++;
 
@@ -1330,9 +1337,7 @@ int perfdata_next(struct perfdata_reader *r, struct event *ev)
 			 * behind it too, so that the next record, read while
 			 * the caller works, is one to be delivered.
 			 */
-			while ((next = pd_queue_peek_ready(&r->q)) &&
-			       !pd_filter_keeps(r, next))
-				pd_drop_ready(r);
+			next = pd_drop_unwanted(r);
 			if (!next)
 				next = pd_queue_peek(&r->q);
 			if (next)
