@@ -553,13 +553,26 @@ int run_init_resolver(struct run *run)
 	return 0;
 }
 
+bool run_resolves(const struct event *ev)
+{
+	return ev->type == EVENT_SAMPLE || ev->type == EVENT_MMAP ||
+	       ev->type == EVENT_COMM || ev->type == EVENT_FORK ||
+	       ev->type == EVENT_EXIT || ev->type == EVENT_BUILD_ID ||
+	       ev->type == EVENT_JIT;
+}
+
+bool run_event_named(const struct run_opts *o, const char *name)
+{
+	return !o->event || !strcmp(o->event, name ? name : "");
+}
+
 static bool run_want_sample(struct run *run, const struct event *ev)
 {
-	const char *name = ev->attr && ev->attr->name ? ev->attr->name : "";
 	int idx = ev->attr ? (int)ev->attr->index : 0;
 
 	if (run->event_attr < 0) {
-		if (run->opts->event && strcmp(run->opts->event, name))
+		if (!run_event_named(run->opts, ev->attr ? ev->attr->name :
+							   NULL))
 			goto other;
 		run->event_attr = idx;
 	}
@@ -658,10 +671,7 @@ static int run_pass(struct run *run, struct source *rd,
 
 	while ((rc = source_next(rd, &ev)) > 0) {
 		run_progress(run, &ev, false);
-		if (ev.type != EVENT_SAMPLE && ev.type != EVENT_MMAP &&
-		    ev.type != EVENT_COMM && ev.type != EVENT_FORK &&
-		    ev.type != EVENT_EXIT && ev.type != EVENT_BUILD_ID &&
-		    ev.type != EVENT_JIT) {
+		if (!run_resolves(&ev)) {
 			if (on_record && on_record(opts->record_ctx, &ev,
 						   NULL) < 0)
 				return -1;

@@ -21,6 +21,12 @@ int run_setup_resolver(void *ctx, unsigned index, struct resolve *r,
 /* Passes a resolved sample to the caller's function (ctx: the run). */
 int run_emit(void *ctx, const struct rsample *s);
 
+/* Whether the resolvers take ev (the others only pass by writers). */
+bool run_resolves(const struct event *ev);
+
+/* Whether samples of the event called name may be used (--event). */
+bool run_event_named(const struct run_opts *o, const char *name);
+
 /* The progress line on stderr (see run.c); done clears it. */
 void run_progress(struct run *run, const struct event *ev, bool done);
 

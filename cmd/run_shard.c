@@ -65,14 +65,12 @@ struct run_shard {
 	bool ordered;
 };
 
-/* Whether samples of event attr may be the ones used (as run.c says). */
+/* Whether samples of event attr may be the ones used. */
 static bool run_shard_event_ok(const struct run_worker *w, unsigned attr)
 {
-	const char *want = w->rs->run->opts->event;
-	const char *name = attr < w->info->nr_attrs ?
-				   w->info->attrs[attr].name : NULL;
-
-	return !want || !strcmp(want, name ? name : "");
+	return run_event_named(w->rs->run->opts,
+			       attr < w->info->nr_attrs ?
+				       w->info->attrs[attr].name : NULL);
 }
 
 /* Tells the merger how far this worker has come in its output pass. */
@@ -127,14 +125,6 @@ static void run_shard_done(struct run_worker *w, const struct event *ev)
 	run_shard_progress(w);
 }
 
-static bool run_shard_resolves(const struct event *ev)
-{
-	return ev->type == EVENT_SAMPLE || ev->type == EVENT_MMAP ||
-	       ev->type == EVENT_COMM || ev->type == EVENT_FORK ||
-	       ev->type == EVENT_EXIT || ev->type == EVENT_BUILD_ID ||
-	       ev->type == EVENT_JIT;
-}
-
 /*
  * One pass over the file for worker w; emit: an output pass, whose results
  * go to the merger; stop_after: the pass ends after this many samples of
@@ -171,7 +161,7 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 	w->seen = 0;
 	w->wanted = 0;
 	while ((rc = source_next(src, &ev)) > 0) {
-		bool resolve = run_shard_resolves(&ev);
+		bool resolve = run_resolves(&ev);
 
 		if (shards_stopping(rs->sh) || w->oom)
 			return -1;
