@@ -32,7 +32,7 @@ COMMON_SRC = common/err.c common/mem.c common/strbuf.c common/input.c \
 	common/strtab.c
 FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/perfdata_feature.c formats/perfdata_order.c \
-	formats/perfdata_names.c formats/perfdata_mapper.c formats/perfdata_dump.c formats/perfdata_tp.c \
+	formats/perfdata_names.c formats/perfdata_mapper.c formats/perfdata_windows.c formats/perfdata_dump.c formats/perfdata_tp.c \
 	formats/folded.c \
 	formats/script.c formats/source.c formats/perfdata_write.c \
 	formats/syscap_write.c formats/syscap_read.c formats/perfdata_synth.c \

@@ -874,6 +874,7 @@ void run_free(struct run *run)
 	if (run->lookup_ready)
 		lookup_release(&run->lookup);
 	source_close(run->rd);
+	perfdata_windows_free(run->windows); /* after its readers */
 	free(run->kallsyms_used);
 	memset(run, 0, sizeof(*run));
 }

@@ -120,6 +120,7 @@ struct run {
 	struct pool *pool;               /* -j > 1 on a stream: workers, res
 					  * is the first's */
 	bool sharded;                    /* -j > 1 on a file: run_shard.c */
+	struct perfdata_windows *windows; /* its readers' shared windows */
 	unsigned jobs;                   /* workers used (1: no pool) */
 	bool progress, progress_shown;   /* stderr is a terminal */
 	unsigned pass_no;                /* passes started */

@@ -10,6 +10,10 @@
  * for each thread on its first sample, the worker that has been given the
  * fewest threads so far.  Samples of other events go to worker 0, which
  * counts them.
+ *
+ * The workers' readers share the file's mapped windows (run->windows,
+ * perfdata_windows.c): the kernel fills the page tables of each window
+ * once, not once per worker.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -153,6 +157,8 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 		w->src[w->nr_src++] = src;
 	}
 	w->info = source_info(src);
+	if (run->windows && source_perfdata(src))
+		perfdata_share_windows(source_perfdata(src), run->windows);
 	source_set_sample_filter(src, run_shard_filter, w);
 	resolve_begin_pass(w->res, pass);
 	w->emitting = emit;
@@ -298,7 +304,8 @@ int run_capture_sharded(struct run *run, bool ordered)
 	rs.nr = run->jobs;
 	rs.w = mem_zalloc(rs.nr, sizeof(*rs.w));
 	rs.sh = shards_new(rs.nr, run_emit, run);
-	if (!rs.w || !rs.sh) {
+	run->windows = perfdata_windows_new(rs.nr);
+	if (!rs.w || !rs.sh || !run->windows) {
 		shards_free(rs.sh);
 		free(rs.w);
 		cmd_error("%s: out of memory", run->path);

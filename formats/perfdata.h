@@ -155,6 +155,29 @@ const struct perfdata_stats *perfdata_stats(const struct perfdata_reader *r);
 void perfdata_map_ahead(struct perfdata_reader *r);
 
 /*
+ * Windows of one file mapped once for the readers that read it side by
+ * side in this process (perfdata_windows.c): readers expected to read
+ * every window, for when to unmap one.  perfdata_share_windows() makes r
+ * take its windows from ws (r must be closed before ws is freed); it does
+ * nothing for inputs that are read, not mapped, or mapped ahead.
+ * Thread-safe: each reader on a thread of its own.
+ */
+struct perfdata_windows;
+struct perfdata_windows *perfdata_windows_new(unsigned readers);
+void perfdata_windows_free(struct perfdata_windows *ws);
+void perfdata_share_windows(struct perfdata_reader *r,
+			    struct perfdata_windows *ws);
+/* What ws did so far (for tests). */
+struct perfdata_windows_stats {
+	uint64_t maps;          /* windows mapped */
+	uint64_t unmaps;        /* windows unmapped (not counting the end) */
+	uint64_t own_unmaps;    /* mappings of a reader's own unmapped */
+	size_t peak;            /* most windows mapped at once */
+};
+void perfdata_windows_stats(struct perfdata_windows *ws,
+			    struct perfdata_windows_stats *st);
+
+/*
  * From now on fn decides which samples are delivered (NULL: all); see
  * struct sample_key.  Samples it drops are neither decoded nor counted in
  * the reader's statistics, but take their place in event.order.

@@ -282,6 +282,7 @@ struct perfdata_reader {
 	uint64_t in_off;            /* next input offset to read */
 	bool use_mmap;              /* map windows of a regular file */
 	struct pd_mapper *mapper;   /* maps them ahead, or NULL */
+	struct perfdata_windows *windows; /* shares them, or NULL */
 	struct pd_src src;
 	bool src_done;
 
@@ -385,11 +386,25 @@ void *pd_map_window(int fd, uint64_t base, size_t len, bool populate);
  * what it still holds.
  */
 struct pd_mapper;
+struct pd_mapping {
+	void *p;
+	size_t len;
+};
 struct pd_mapper *pd_mapper_start(int fd, uint64_t data_end);
 void *pd_mapper_take(struct pd_mapper *m, uint64_t base, uint64_t len,
 		     void **map, size_t *map_len);
 void pd_mapper_unmap(struct pd_mapper *m, void *p, size_t len);
 void pd_mapper_stop(struct pd_mapper *m);
+
+/*
+ * perfdata_windows.c: pd_windows_take() returns the window [base, +len) of
+ * the file open as fd, shared with the other readers (a reference held),
+ * or NULL (the caller maps it itself).  pd_windows_put() gives back a
+ * mapping of len bytes at p: one taken, or one the caller mapped.
+ */
+void *pd_windows_take(struct perfdata_windows *ws, int fd, uint64_t base,
+		      size_t len);
+void pd_windows_put(struct perfdata_windows *ws, void *p, size_t len);
 
 /* perfdata_tp.c: names tracepoint events that have none from the
  * tracing data; forgets the parsed tracing data when it is replaced. */

@@ -26,11 +26,6 @@
 
 #define PD_MAPPER_UNMAPS 16u
 
-struct pd_mapping {
-	void *p;
-	size_t len;
-};
-
 struct pd_mapper {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;     /* to the thread: work or stop */

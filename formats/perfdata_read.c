@@ -62,7 +62,9 @@ void pd_block_put(struct perfdata_reader *r, struct pd_block *b)
 	if (!b || --b->refs > 0)
 		return;
 	if (b->map) {
-		if (r->mapper)
+		if (r->windows)
+			pd_windows_put(r->windows, b->map, b->cap);
+		else if (r->mapper)
 			pd_mapper_unmap(r->mapper, b->map, b->cap);
 		else
 			munmap(b->map, b->cap);
@@ -140,7 +142,11 @@ static int pd_src_map(struct perfdata_reader *r, uint64_t *in_off)
 		/* all of the mapping from base on */
 		len = (uint8_t *)b->map + b->cap - (uint8_t *)p;
 	} else {
-		p = pd_map_window(r->in.fd, base, (size_t)len, false);
+		p = r->windows ? pd_windows_take(r->windows, r->in.fd, base,
+						 (size_t)len) :
+				 NULL;
+		if (!p)
+			p = pd_map_window(r->in.fd, base, (size_t)len, false);
 		if (!p) {
 			free(b);
 			return 0;
@@ -791,8 +797,15 @@ struct perfdata_reader *perfdata_open_fd(int fd, const char *name,
 
 void perfdata_map_ahead(struct perfdata_reader *r)
 {
-	if (r->use_mmap && !r->mapper)
+	if (r->use_mmap && !r->mapper && !r->windows)
 		r->mapper = pd_mapper_start(r->in.fd, r->data_end);
+}
+
+void perfdata_share_windows(struct perfdata_reader *r,
+			    struct perfdata_windows *ws)
+{
+	if (r->use_mmap && !r->mapper)
+		r->windows = ws;
 }
 
 void perfdata_close(struct perfdata_reader *r)

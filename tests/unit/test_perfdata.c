@@ -12,6 +12,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -2349,7 +2351,7 @@ static void win_fill_to(struct win_file *w, size_t end)
 	}
 }
 
-static void win_build(struct win_file *w)
+static void win_build(struct win_file *w, unsigned mib)
 {
 	memset(w, 0, sizeof(*w));
 	w->data_off = order_file_begin(&w->f);
@@ -2360,30 +2362,52 @@ static void win_build(struct win_file *w)
 	 * 8 bytes before its end */
 	win_fill_to(w, 8 * WIN_MIB + (64u << 10) - 8);
 	win_comm(w, WIN_MAX_REC);
-	win_fill_to(w, 13 * WIN_MIB + 8);
+	win_fill_to(w, mib * WIN_MIB + 8);
 	order_file_end(&w->f, w->data_off);
 }
 
-/* Reads w's file; returns the number of records that came out right. */
-static unsigned win_read(const struct win_file *w, bool ahead,
-			 const char *what)
-{
+/* A reader of a win_file, checking each record as it comes. */
+struct win_reader {
+	const struct win_file *w;
+	const char *what;
 	struct perfdata_reader *r;
+	int fd, rc;
+	bool no_holds;          /* hold no records (windows go at once) */
 	void *tokens[WIN_MAX_RECS / 32 + 1];
 	const char *held[WIN_MAX_RECS / 32 + 1];
-	unsigned good = 0, nr_held = 0, n = 0, i;
-	struct event ev;
-	struct err err;
-	int fd, rc;
+	unsigned good, nr_held, n;
+};
 
-	r = open_bytes(&w->f, false, NULL, &err, &fd);
-	if (!r) {
+static bool win_open(struct win_reader *wr, const struct win_file *w,
+		     bool ahead, struct perfdata_windows *ws, const char *what)
+{
+	struct err err;
+
+	memset(wr, 0, sizeof(*wr));
+	wr->w = w;
+	wr->what = what;
+	wr->rc = 1;
+	wr->r = open_bytes(&w->f, false, NULL, &err, &wr->fd);
+	if (!wr->r) {
 		DIAG("%s: open: %s", what, err.msg);
-		return 0;
+		return false;
 	}
 	if (ahead)
-		perfdata_map_ahead(r);
-	while ((rc = perfdata_next(r, &ev)) > 0) {
+		perfdata_map_ahead(wr->r);
+	if (ws)
+		perfdata_share_windows(wr->r, ws);
+	return true;
+}
+
+/* Reads up to max more COMM records (UINT_MAX: to the end). */
+static void win_step(struct win_reader *wr, unsigned max)
+{
+	const struct win_file *w = wr->w;
+	unsigned start = wr->n;
+	struct event ev;
+
+	while (wr->n - start < max && (wr->rc = perfdata_next(wr->r, &ev)) > 0) {
+		unsigned n = wr->n;
 		size_t len = w->size[n < w->nr ? n : 0] - 33;
 
 		if (ev.type != EVENT_COMM)
@@ -2392,32 +2416,59 @@ static unsigned win_read(const struct win_file *w, bool ahead,
 		    strlen(ev.comm.comm) == len &&
 		    ev.comm.comm[0] == (char)('a' + n % 26) &&
 		    ev.comm.comm[len - 1] == (char)('a' + (n + len - 1) % 26))
-			good++;
-		else if (good == n)
-			DIAG("%s: record %u (%u bytes) came out wrong", what,
-			     n, n < w->nr ? w->size[n] : 0);
-		if (n % 32 == 0 && (tokens[nr_held] = perfdata_hold(r)))
-			held[nr_held++] = ev.comm.comm;
-		n++;
+			wr->good++;
+		else if (wr->good == n)
+			DIAG("%s: record %u (%u bytes) came out wrong",
+			     wr->what, n, n < w->nr ? w->size[n] : 0);
+		if (n % 32 == 0 && !wr->no_holds &&
+		    (wr->tokens[wr->nr_held] = perfdata_hold(wr->r)))
+			wr->held[wr->nr_held++] = ev.comm.comm;
+		wr->n++;
 	}
-	if (rc < 0)
-		DIAG("%s: read: %s", what, perfdata_err(r)->msg);
-	CHECK(rc == 0 && n == w->nr && nr_held == (w->nr + 31) / 32,
-	      "windows, %s: %u records of %u read, %u held", what, n, w->nr,
-	      nr_held);
-	for (i = 0; i < nr_held; i++) {
+}
+
+/*
+ * Checks that the reader read the whole file and that the records it
+ * held kept their bytes; closes it.  Returns the number of records that
+ * came out right.
+ */
+static unsigned win_close(struct win_reader *wr)
+{
+	const struct win_file *w = wr->w;
+	unsigned i;
+
+	if (!wr->r)
+		return 0;
+	if (wr->rc < 0)
+		DIAG("%s: read: %s", wr->what, perfdata_err(wr->r)->msg);
+	CHECK(wr->rc == 0 && wr->n == w->nr &&
+	      wr->nr_held == (wr->no_holds ? 0 : (w->nr + 31) / 32),
+	      "windows, %s: %u records of %u read, %u held", wr->what,
+	      wr->n, w->nr, wr->nr_held);
+	for (i = 0; i < wr->nr_held; i++) {
 		unsigned k = i * 32;
 
-		if (strlen(held[i]) != w->size[k] - 33 ||
-		    held[i][0] != (char)('a' + k % 26)) {
-			DIAG("%s: held record %u changed", what, k);
-			good--;
+		if (strlen(wr->held[i]) != w->size[k] - 33 ||
+		    wr->held[i][0] != (char)('a' + k % 26)) {
+			DIAG("%s: held record %u changed", wr->what, k);
+			wr->good--;
 		}
-		perfdata_release(r, tokens[i]);
+		perfdata_release(wr->r, wr->tokens[i]);
 	}
-	perfdata_close(r);
-	close(fd);
-	return good;
+	perfdata_close(wr->r);
+	close(wr->fd);
+	return wr->good;
+}
+
+/* Reads w's file; returns the number of records that came out right. */
+static unsigned win_read(const struct win_file *w, bool ahead,
+			 const char *what)
+{
+	struct win_reader wr;
+
+	if (win_open(&wr, w, ahead, NULL, what))
+		win_step(&wr, UINT_MAX);
+	return win_close(&wr);
 }
 
 static void test_map_windows(void)
@@ -2427,7 +2478,7 @@ static void test_map_windows(void)
 
 	if (!w)
 		abort();
-	win_build(w);
+	win_build(w, 13);
 	for (i = 0; i < w->nr; i++)
 		max = w->size[i] > max ? w->size[i] : max;
 	CHECK(w->nr > 300 && max == WIN_MAX_REC,
@@ -2437,6 +2488,139 @@ static void test_map_windows(void)
 		     "windows, this thread: every record whole and in order");
 	CHECK_EQ_U64(win_read(w, true, "mapped ahead"), w->nr,
 		     "windows, mapped ahead: every record whole and in order");
+	bb_free(&w->f);
+	free(w);
+}
+
+/*
+ * Readers of one file in one process share its windows
+ * (perfdata_share_windows()): each window is mapped once while they read
+ * side by side; a reader far behind finds the windows the others left
+ * unmapped and maps them again; readers on threads of their own.  Every
+ * record comes out whole and in order in each reader, and the records
+ * held keep their bytes.
+ */
+#define WIN_SHARE_READERS 3
+#define WIN_SHARE_ROUNDS 12
+
+struct win_thread {
+	const struct win_file *w;
+	struct perfdata_windows *ws;
+	unsigned good;
+};
+
+static void *win_thread_main(void *arg)
+{
+	struct win_thread *t = arg;
+	struct win_reader wr;
+
+	if (win_open(&wr, t->w, false, t->ws, "on a thread"))
+		win_step(&wr, UINT_MAX);
+	t->good = win_close(&wr);
+	return NULL;
+}
+
+static void test_share_windows(void)
+{
+	struct win_file *w = calloc(1, sizeof(*w));
+	struct win_reader wr[WIN_SHARE_READERS];
+	struct win_thread t[2];
+	pthread_t th[2];
+	struct perfdata_windows *ws;
+	struct perfdata_windows_stats st;
+	unsigned good, i, k;
+	uint64_t alone, maps;
+	bool balanced = true;
+
+	if (!w)
+		abort();
+	win_build(w, 48);
+
+	/* one reader: every window once */
+	ws = perfdata_windows_new(1);
+	if (win_open(&wr[0], w, false, ws, "shared, alone")) {
+		wr[0].no_holds = true;
+		win_step(&wr[0], UINT_MAX);
+	}
+	good = win_close(&wr[0]);
+	perfdata_windows_stats(ws, &st);
+	perfdata_windows_free(ws);
+	alone = st.maps;
+	CHECK(good == w->nr && alone >= 12 && st.peak <= 3 &&
+	      st.unmaps == st.maps && !st.own_unmaps,
+	      "shared windows, one reader: %u of %u records right, %llu "
+	      "windows mapped, %zu at most at once, each unmapped once",
+	      good, w->nr, (unsigned long long)alone, st.peak);
+
+	/* side by side: still every window once */
+	ws = perfdata_windows_new(WIN_SHARE_READERS);
+	for (i = 0; i < WIN_SHARE_READERS; i++)
+		win_open(&wr[i], w, false, ws, "shared, side by side");
+	for (k = 0; k * 7 < w->nr + 7; k++)
+		for (i = 0; i < WIN_SHARE_READERS; i++)
+			if (wr[i].r)
+				win_step(&wr[i], 7 + i);
+	for (i = 0; i < WIN_SHARE_READERS; i++)
+		win_step(&wr[i], UINT_MAX);
+	good = 0;
+	for (i = 0; i < WIN_SHARE_READERS; i++)
+		good += win_close(&wr[i]);
+	perfdata_windows_stats(ws, &st);
+	perfdata_windows_free(ws);
+	maps = st.maps;
+	CHECK(good == WIN_SHARE_READERS * w->nr && maps == alone &&
+	      st.unmaps == st.maps && !st.own_unmaps,
+	      "shared windows, %u readers side by side: %u of %u records "
+	      "right, %llu windows mapped (%llu alone)", WIN_SHARE_READERS,
+	      good, WIN_SHARE_READERS * w->nr, (unsigned long long)maps,
+	      (unsigned long long)alone);
+
+	/* one reader ahead of the other by the whole file */
+	ws = perfdata_windows_new(2);
+	win_open(&wr[0], w, false, ws, "shared, ahead");
+	win_open(&wr[1], w, false, ws, "shared, behind");
+	wr[0].no_holds = wr[1].no_holds = true;
+	win_step(&wr[0], UINT_MAX);
+	win_step(&wr[1], UINT_MAX);
+	good = win_close(&wr[0]) + win_close(&wr[1]);
+	perfdata_windows_stats(ws, &st);
+	perfdata_windows_free(ws);
+	CHECK(good == 2 * w->nr && st.maps > alone && st.peak <= 7 &&
+	      !st.own_unmaps,
+	      "shared windows, a reader behind by the whole file: %u of %u "
+	      "records right, %llu windows mapped, at most %zu at once",
+	      good, 2 * w->nr, (unsigned long long)st.maps, st.peak);
+
+	/*
+	 * Readers on threads of their own, several times over: a window
+	 * unmapped twice would sooner or later take the other thread's
+	 * next window with it (the kernel hands out freed addresses first).
+	 */
+	good = 0;
+	maps = 0;
+	for (k = 0; k < WIN_SHARE_ROUNDS; k++) {
+		ws = perfdata_windows_new(2);
+		for (i = 0; i < 2; i++) {
+			t[i] = (struct win_thread){ .w = w, .ws = ws };
+			if (pthread_create(&th[i], NULL, win_thread_main,
+					   &t[i]))
+				abort();
+		}
+		for (i = 0; i < 2; i++) {
+			pthread_join(th[i], NULL);
+			good += t[i].good;
+		}
+		perfdata_windows_stats(ws, &st);
+		perfdata_windows_free(ws);
+		maps += st.maps;
+		balanced &= !st.own_unmaps;
+	}
+	CHECK(good == 2 * WIN_SHARE_ROUNDS * w->nr &&
+	      maps >= WIN_SHARE_ROUNDS * alone && balanced,
+	      "shared windows, two threads, %u times: %u of %u records "
+	      "right, %llu windows mapped, none unmapped twice",
+	      WIN_SHARE_ROUNDS, good, 2 * WIN_SHARE_ROUNDS * w->nr,
+	      (unsigned long long)maps);
 	bb_free(&w->f);
 	free(w);
 }
@@ -2913,6 +3097,7 @@ int main(void)
 	test_order();
 	test_sample_filter();
 	test_map_windows();
+	test_share_windows();
 	test_errors();
 	test_auxtrace_wrap();
 	test_zstd_bomb();
