@@ -3,16 +3,25 @@
  * order (see shards.h).
  *
  * Each worker has a ring of result slots that only it fills and only the
- * merger (the caller's thread, worker 0) empties.  A worker publishes its
- * filled slots and its progress every SHARDS_PUBLISH results or steps, and
- * before it waits: the merger only reads what is published.  A slot's key
- * is (output pass, event.order); the merger emits the smallest key at the
- * head of any ring once every worker with an empty ring has published
- * progress beyond it.  Waiting uses one mutex and two condition variables,
- * and flags that say who waits, so that nobody takes the mutex while
- * everyone is busy: a publisher (or the merger, making room) checks the
- * flag after a full fence, the waiter sets it before checking the
- * condition a last time.
+ * merger empties.  A worker publishes its filled slots and its progress
+ * every SHARDS_PUBLISH results or steps, and before it waits: the merger
+ * only reads what is published.  A slot's key is (output pass,
+ * event.order); the merger emits the smallest key at the head of any ring
+ * once every worker with an empty ring has published progress beyond it.
+ *
+ * The merger is whichever worker holds merge_lock: each tries to take it
+ * when it publishes and when its ring is full, and the caller's thread
+ * takes it at the end.  So the emitting falls to the workers with time to
+ * spare, instead of making worker 0 the slowest (on two cores, the other
+ * worker idled a third of the time when worker 0 emitted everything).  A
+ * worker holding it emits its own result with no copy when nothing can
+ * come before it.
+ *
+ * Waiting uses one mutex, one condition variable and a count of changes
+ * (publications, emitted results): a waiter sleeps until the count moves.
+ * The waiters are counted, so that nobody takes the mutex while everyone
+ * is busy: a publisher checks the count after a full fence, the waiter
+ * raises it before checking the change count a last time.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -26,10 +35,10 @@
 #include "common/mem.h"
 #include "unwind/shards.h"
 
-#define SHARDS_RING (4u << 20)  /* bytes of results a worker holds */
+#define SHARDS_RING (1u << 20)  /* bytes of results a worker holds */
 #define SHARDS_BIG (SHARDS_RING / 8) /* larger entries are allocated */
 #define SHARDS_PUBLISH 32u      /* results or steps between publications */
-#define SHARDS_NOTIFY 64u       /* results emitted between room checks */
+#define SHARDS_NOTIFY 64u       /* results emitted between wake-ups */
 #define SHARDS_PASS_SHIFT 56    /* key = pass << this | order */
 
 enum shards_kind {
@@ -58,7 +67,6 @@ struct shards_worker {
 	_Alignas(64) atomic_uint_fast64_t tail;    /* ring bytes published */
 	atomic_uint_fast64_t progress;  /* every result below this key is */
 	atomic_bool done;               /* the work function returned */
-	atomic_bool waiting;            /* for room in its ring */
 
 	/* the worker's own */
 	_Alignas(64) uint64_t fill;     /* ring bytes filled (tail lags) */
@@ -68,11 +76,12 @@ struct shards_worker {
 	uint64_t head_seen;             /* head, when last read */
 	uint8_t *ring_w;                /* = ring, in the worker's line */
 	unsigned windex;                /* = index, likewise */
+	uint64_t others_limit;          /* see shards_due_now() */
+	unsigned limit_wait;
 
-	/* the merger's */
+	/* the merger's (under merge_lock) */
 	_Alignas(64) atomic_uint_fast64_t head;    /* ring bytes emitted */
 	uint64_t head_own;
-	unsigned pops;
 	uint8_t *ring;
 
 	struct shards *sh;
@@ -84,18 +93,19 @@ struct shards_worker {
 struct shards {
 	struct shards_worker w[SHARDS_MAX_WORKERS];
 	unsigned nr;
-	uint64_t pass;                  /* the output pass being emitted */
-	uint64_t others_limit;          /* see shards_due_now() */
-	unsigned limit_wait;
 	shards_emit_fn emit;
 	void *emit_ctx;
 	shards_work_fn work;
 	void *work_ctx;
 	atomic_bool failed;
-	atomic_bool merger_waiting;
-	pthread_mutex_t lock;
-	pthread_cond_t ready;           /* a worker published */
-	pthread_cond_t room;            /* the merger emitted */
+
+	_Alignas(64) pthread_mutex_t merge_lock; /* held by the merger */
+	uint64_t pass;                  /* the output pass being emitted */
+
+	_Alignas(64) atomic_uint_fast64_t changes; /* publications, emits */
+	atomic_uint waiters;
+	pthread_mutex_t lock;           /* for changed */
+	pthread_cond_t changed;
 };
 
 static size_t shards_align(size_t n)
@@ -108,20 +118,32 @@ static uint64_t shards_key(uint64_t pass, uint64_t order)
 	return pass << SHARDS_PASS_SHIFT | order;
 }
 
-static void shards_broadcast(struct shards *sh, pthread_cond_t *c)
+/* Counts a change; wakes the waiters, if any. */
+static void shards_changed(struct shards *sh)
+{
+	atomic_fetch_add(&sh->changes, 1);      /* a full fence */
+	if (!atomic_load(&sh->waiters))
+		return;
+	pthread_mutex_lock(&sh->lock);
+	pthread_cond_broadcast(&sh->changed);
+	pthread_mutex_unlock(&sh->lock);
+}
+
+/* Waits until the change count is no longer seen (or the run fails). */
+static void shards_wait_change(struct shards *sh, uint64_t seen)
 {
 	pthread_mutex_lock(&sh->lock);
-	pthread_cond_broadcast(c);
+	atomic_fetch_add(&sh->waiters, 1);
+	while (!atomic_load(&sh->failed) && atomic_load(&sh->changes) == seen)
+		pthread_cond_wait(&sh->changed, &sh->lock);
+	atomic_fetch_sub(&sh->waiters, 1);
 	pthread_mutex_unlock(&sh->lock);
 }
 
 static void shards_fail(struct shards *sh)
 {
 	atomic_store(&sh->failed, true);
-	pthread_mutex_lock(&sh->lock);
-	pthread_cond_broadcast(&sh->ready);
-	pthread_cond_broadcast(&sh->room);
-	pthread_mutex_unlock(&sh->lock);
+	shards_changed(sh);
 }
 
 bool shards_stopping(const struct shards *sh)
@@ -136,14 +158,10 @@ static void shards_publish(struct shards *sh, struct shards_worker *w)
 	atomic_store_explicit(&w->progress, w->progress_own,
 			      memory_order_release);
 	w->unpublished = 0;
-	if (w->windex == 0)
-		return;         /* the merger's own thread */
-	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&sh->merger_waiting, memory_order_relaxed))
-		shards_broadcast(sh, &sh->ready);
+	shards_changed(sh);
 }
 
-/* ---- the merger (worker 0's thread) ---- */
+/* ---- the merger (whoever holds merge_lock) ---- */
 
 /* The entry at w's head, past any WRAP; NULL when nothing is published. */
 static struct shards_entry *shards_head(struct shards_worker *w, uint64_t tail)
@@ -176,33 +194,25 @@ static struct shards_entry *shards_peek(struct shards_worker *w,
 						   memory_order_acquire));
 }
 
-/*
- * Gives the entry at w's head back; wakes w (looking every SHARDS_NOTIFY
- * entries) when it waits and has room enough.
- */
-static void shards_pop(struct shards *sh, struct shards_worker *w,
-		       struct shards_entry *e)
+/* Gives the entry at w's head back. */
+static void shards_pop(struct shards_worker *w, struct shards_entry *e)
 {
 	if (e->kind == SHARDS_BIG_RESULT)
 		free(e->big);
 	w->head_own += e->size;
 	atomic_store_explicit(&w->head, w->head_own, memory_order_release);
-	if (w->index == 0 || ++w->pops % SHARDS_NOTIFY)
-		return;
-	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&w->waiting, memory_order_relaxed) &&
-	    atomic_load_explicit(&w->tail, memory_order_relaxed) -
-			    w->head_own <= SHARDS_RING / 2)
-		shards_broadcast(sh, &sh->room);
 }
 
 /*
- * Emits every result that is due.  Returns 1 when it emitted or moved to
- * the next pass, 0 when nothing was due, -1 when the run is abandoned.
+ * Emits every result that is due, with merge_lock held.  Returns 1 when
+ * it emitted or moved to the next pass, 0 when nothing was due, -1 when
+ * the run is abandoned.  Says so (shards_changed()) every SHARDS_NOTIFY
+ * results and when it returns, for the workers that wait for room.
  */
 static int shards_merge(struct shards *sh)
 {
 	struct shards_entry *heads[SHARDS_MAX_WORKERS];
+	unsigned emitted = 0;
 	int moved = 0;
 
 	for (;;) {
@@ -229,36 +239,57 @@ static int shards_merge(struct shards *sh)
 		}
 		if (ended == sh->nr) {
 			for (i = 0; i < sh->nr; i++)
-				shards_pop(sh, &sh->w[i], heads[i]);
+				shards_pop(&sh->w[i], heads[i]);
 			sh->pass++;
 			moved = 1;
 			continue;
 		}
-		if (!best || best_key >= limit)
+		if (!best || best_key >= limit) {
+			if (moved)
+				shards_changed(sh);
 			return moved;
+		}
 		e = heads[best->index];
 		if (sh->emit(sh->emit_ctx, &e->rs) < 0) {
 			shards_fail(sh);
 			return -1;
 		}
-		shards_pop(sh, best, e);
+		shards_pop(best, e);
 		moved = 1;
+		if (++emitted % SHARDS_NOTIFY == 0)
+			shards_changed(sh);
 	}
 }
 
+/* shards_merge() unless another thread is merging: then 0. */
+static int shards_try_merge(struct shards *sh)
+{
+	int rc;
+
+	if (pthread_mutex_trylock(&sh->merge_lock))
+		return 0;
+	rc = shards_merge(sh);
+	pthread_mutex_unlock(&sh->merge_lock);
+	return rc;
+}
+
 /*
- * The least key the other workers may still emit, as far as they have
+ * The least key the workers but me may still emit, as far as they have
  * published: the key at the head of their rings, else their progress.  It
- * only grows.
+ * only grows.  With merge_lock held.
  */
-static uint64_t shards_others_limit(struct shards *sh)
+static uint64_t shards_others_limit(struct shards *sh, unsigned me)
 {
 	uint64_t limit = UINT64_MAX;
 	unsigned i;
 
-	for (i = 1; i < sh->nr; i++) {
+	for (i = 0; i < sh->nr; i++) {
 		uint64_t p;
-		struct shards_entry *e = shards_peek(&sh->w[i], &p);
+		struct shards_entry *e;
+
+		if (i == me)
+			continue;
+		e = shards_peek(&sh->w[i], &p);
 
 		if (!e)
 			limit = MIN(limit, p);
@@ -269,90 +300,50 @@ static uint64_t shards_others_limit(struct shards *sh)
 }
 
 /*
- * Whether worker 0's result with key may be emitted at once: nothing of
- * its own waits in its ring, and no other worker may still emit a smaller
- * key.  The other workers' lines are read again only when the bound known
- * is too small, and then at most every SHARDS_PUBLISH results, so that
- * worker 0 does not fetch the lines the others are writing at every one.
+ * Whether w's result with key may be emitted at once, by w holding
+ * merge_lock: nothing of its own waits in its ring, and no other worker
+ * may still emit a smaller key.  The other workers' lines are read again
+ * only when the bound known is too small, and then at most every
+ * SHARDS_PUBLISH results, so that w does not fetch the lines the others
+ * are writing at every one.
  */
-static bool shards_due_now(struct shards *sh, uint64_t key)
+static bool shards_due_now(struct shards *sh, struct shards_worker *w,
+			   uint64_t key)
 {
-	struct shards_worker *w = &sh->w[0];
-
 	if (w->fill != w->head_own)
 		return false;
-	if (key < sh->others_limit)
+	if (key < w->others_limit)
 		return true;
-	if (sh->limit_wait) {
-		sh->limit_wait--;
+	if (w->limit_wait) {
+		w->limit_wait--;
 		return false;
 	}
-	sh->others_limit = shards_others_limit(sh);
-	if (key < sh->others_limit)
+	w->others_limit = shards_others_limit(sh, w->windex);
+	if (key < w->others_limit)
 		return true;
-	sh->limit_wait = SHARDS_PUBLISH;
+	w->limit_wait = SHARDS_PUBLISH;
 	return false;
-}
-
-/* What the workers have published, summed: it changes when they do. */
-static uint64_t shards_published(struct shards *sh)
-{
-	uint64_t sum = 0;
-	unsigned i;
-
-	for (i = 0; i < sh->nr; i++)
-		sum += atomic_load(&sh->w[i].tail) +
-		       atomic_load(&sh->w[i].progress) +
-		       atomic_load(&sh->w[i].done);
-	return sum;
-}
-
-/* Waits until a worker publishes something after seen was taken. */
-static void shards_wait_ready(struct shards *sh, uint64_t seen)
-{
-	unsigned i;
-
-	pthread_mutex_lock(&sh->lock);
-	atomic_store(&sh->merger_waiting, true);
-	/* whoever waits for room must have it before the merger sleeps */
-	for (i = 1; i < sh->nr; i++)
-		if (atomic_load(&sh->w[i].waiting))
-			pthread_cond_broadcast(&sh->room);
-	while (!shards_stopping(sh) && shards_published(sh) == seen)
-		pthread_cond_wait(&sh->ready, &sh->lock);
-	atomic_store(&sh->merger_waiting, false);
-	pthread_mutex_unlock(&sh->lock);
 }
 
 /* ---- the workers ---- */
 
-/* Waits until w's ring has n bytes free (worker 0 emits meanwhile). */
+/*
+ * Waits until w's ring has n bytes free, merging meanwhile when nobody
+ * else is.
+ */
 static int shards_make_room(struct shards *sh, struct shards_worker *w,
 			    size_t n)
 {
 	shards_publish(sh, w);
-	if (w->windex == 0) {
-		while (w->fill + n - atomic_load(&w->head) > SHARDS_RING) {
-			uint64_t seen = shards_published(sh);
-			int rc = shards_merge(sh);
+	while (w->fill + n - atomic_load(&w->head) > SHARDS_RING) {
+		uint64_t seen = atomic_load(&sh->changes);
 
-			if (rc < 0)
-				return -1;
-			if (rc == 0 &&
-			    w->fill + n - atomic_load(&w->head) > SHARDS_RING)
-				shards_wait_ready(sh, seen);
-		}
-		return 0;
+		if (shards_try_merge(sh) < 0 || shards_stopping(sh))
+			return -1;
+		if (w->fill + n - atomic_load(&w->head) > SHARDS_RING)
+			shards_wait_change(sh, seen);
 	}
-	pthread_mutex_lock(&sh->lock);
-	atomic_store(&w->waiting, true);
-	/* half the ring, so that it is not woken for every result */
-	while (!shards_stopping(sh) &&
-	       w->fill + n - atomic_load(&w->head) > SHARDS_RING / 2)
-		pthread_cond_wait(&sh->room, &sh->lock);
-	atomic_store(&w->waiting, false);
-	pthread_mutex_unlock(&sh->lock);
-	return shards_stopping(sh) ? -1 : 0;
+	return 0;
 }
 
 /*
@@ -388,16 +379,36 @@ static struct shards_entry *shards_reserve(struct shards *sh,
 }
 
 /*
- * Publishes every SHARDS_PUBLISH results or steps; on the merger's thread,
- * then emits what is due: looking at the other rings more often only
- * fetched the lines their workers were writing.
+ * Publishes every SHARDS_PUBLISH results or steps, then emits what is due
+ * unless another worker is at it: looking at the other rings more often
+ * only fetched the lines their workers were writing.
  */
 static int shards_step(struct shards *sh, struct shards_worker *w)
 {
 	if (++w->unpublished < SHARDS_PUBLISH)
 		return 0;
 	shards_publish(sh, w);
-	return w->windex == 0 && shards_merge(sh) < 0 ? -1 : 0;
+	return shards_try_merge(sh) < 0 ? -1 : 0;
+}
+
+/* Emits rs of w at once if it is due and nobody else merges; 1 if so. */
+static int shards_emit_now(struct shards *sh, struct shards_worker *w,
+			   uint64_t key, const struct rsample *rs)
+{
+	int rc = 0;
+
+	if (pthread_mutex_trylock(&sh->merge_lock))
+		return 0;
+	if (shards_due_now(sh, w, key)) {
+		rc = 1;
+		w->progress_own = key + 1;
+		if (sh->emit(sh->emit_ctx, rs) < 0) {
+			shards_fail(sh);
+			rc = -1;
+		}
+	}
+	pthread_mutex_unlock(&sh->merge_lock);
+	return rc;
 }
 
 int shards_put(struct shards *sh, unsigned index, uint64_t order,
@@ -412,14 +423,11 @@ int shards_put(struct shards *sh, unsigned index, uint64_t order,
 	struct shards_entry *e;
 	uint8_t *p;
 
-	if (index == 0 && shards_due_now(sh, key)) {
-		/* nothing can come before it: no copy */
-		w->progress_own = key + 1;
-		if (sh->emit(sh->emit_ctx, rs) < 0) {
-			shards_fail(sh);
-			return -1;
-		}
+	switch (shards_emit_now(sh, w, key, rs)) {
+	case 1:         /* nothing could come before it: no copy */
 		return shards_step(sh, w);
+	case -1:
+		return -1;
 	}
 	if (body <= SHARDS_BIG)
 		size += shards_align(body);
@@ -475,7 +483,7 @@ int shards_end_pass(struct shards *sh, unsigned index)
 	w->progress_own = shards_key(w->pass, 0);
 	w->fill += e->size;
 	shards_publish(sh, w);
-	return w->windex == 0 && shards_merge(sh) < 0 ? -1 : 0;
+	return shards_try_merge(sh) < 0 ? -1 : 0;
 }
 
 /* ---- which worker takes a thread ---- */
@@ -514,10 +522,10 @@ static void shards_done(struct shards *sh, struct shards_worker *w, int rc)
 {
 	if (rc < 0)
 		shards_fail(sh);
+	/* published before done: the merger finishes on done and empty */
 	shards_publish(sh, w);
 	atomic_store(&w->done, true);
-	if (atomic_load(&sh->merger_waiting))
-		shards_broadcast(sh, &sh->ready);
+	shards_changed(sh);
 }
 
 static void *shards_thread(void *arg)
@@ -533,7 +541,10 @@ static void *shards_thread(void *arg)
 	return NULL;
 }
 
-/* Whether every worker is done and every result emitted. */
+/*
+ * Whether every worker is done and every result emitted.  With
+ * merge_lock held.
+ */
 static bool shards_finished(struct shards *sh)
 {
 	unsigned i;
@@ -565,13 +576,18 @@ int shards_run(struct shards *sh, shards_work_fn work, void *ctx,
 	if (!*thread_failed)
 		shards_done(sh, &sh->w[0], work(ctx, 0));
 	while (!shards_stopping(sh)) {
-		uint64_t seen = shards_published(sh);
-		int rc = shards_merge(sh);
+		uint64_t seen = atomic_load(&sh->changes);
+		bool finished;
+		int rc;
 
-		if (rc < 0 || shards_finished(sh))
+		pthread_mutex_lock(&sh->merge_lock);
+		rc = shards_merge(sh);
+		finished = rc >= 0 && shards_finished(sh);
+		pthread_mutex_unlock(&sh->merge_lock);
+		if (rc < 0 || finished)
 			break;
 		if (rc == 0)
-			shards_wait_ready(sh, seen);
+			shards_wait_change(sh, seen);
 	}
 	for (i = 1; i < sh->nr; i++)
 		if (sh->w[i].started)
@@ -594,9 +610,9 @@ struct shards *shards_new(unsigned nr, shards_emit_fn emit, void *emit_ctx)
 	sh->nr = nr;
 	sh->emit = emit;
 	sh->emit_ctx = emit_ctx;
+	pthread_mutex_init(&sh->merge_lock, NULL);
 	pthread_mutex_init(&sh->lock, NULL);
-	pthread_cond_init(&sh->ready, NULL);
-	pthread_cond_init(&sh->room, NULL);
+	pthread_cond_init(&sh->changed, NULL);
 	for (i = 0; i < nr; i++) {
 		struct shards_worker *w = &sh->w[i];
 
@@ -629,8 +645,8 @@ void shards_free(struct shards *sh)
 		}
 		free(w->ring);
 	}
-	pthread_cond_destroy(&sh->room);
-	pthread_cond_destroy(&sh->ready);
+	pthread_cond_destroy(&sh->changed);
 	pthread_mutex_destroy(&sh->lock);
+	pthread_mutex_destroy(&sh->merge_lock);
 	free(sh);
 }

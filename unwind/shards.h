@@ -1,7 +1,7 @@
 /*
  * shards.h - resolve one capture on several threads that each read the
  * whole input and resolve the samples of their share of its threads, and
- * hand the resolved samples out, in input order, on the caller's thread.
+ * hand the resolved samples out in input order.
  *
  * Each worker runs the caller's work function with a reader of its own,
  * whose sample filter (source_set_sample_filter()) drops the samples of
@@ -14,8 +14,9 @@
  * pool.h, which copies events from one reading thread to its workers, lost
  * more to that than a second core gave on two cores).
  *
- * A worker puts its results with their event.order; the caller's thread
- * (worker 0) merges them by (output pass, order) and emits them.  Output
+ * A worker puts its results with their event.order; whichever worker is
+ * free merges them by (output pass, order) and emits them, one at a time,
+ * and the caller's thread (worker 0) emits the rest at the end.  Output
  * passes: a worker ends each one (shards_end_pass()) after putting its
  * results of the pass, and every worker ends the same number of them; the
  * results of pass n all come before those of pass n + 1.  So that a
@@ -38,7 +39,10 @@
 
 struct shards;
 
-/* Takes one resolved sample, valid during the call; 0, or -1 to stop. */
+/*
+ * Takes one resolved sample, valid during the call; 0, or -1 to stop.
+ * Called on any worker's thread, never on two at once.
+ */
 typedef int (*shards_emit_fn)(void *ctx, const struct rsample *s);
 
 /*
