@@ -300,28 +300,35 @@ static uint64_t shards_others_limit(struct shards *sh, unsigned me)
 }
 
 /*
- * Whether w's result with key may be emitted at once, by w holding
- * merge_lock: nothing of its own waits in its ring, and no other worker
- * may still emit a smaller key.  The other workers' lines are read again
- * only when the bound known is too small, and then at most every
- * SHARDS_PUBLISH results, so that w does not fetch the lines the others
- * are writing at every one.
+ * Whether w's result with key may be emitted at once: nothing of its own
+ * waits in its ring, and no other worker may still emit a smaller key.
+ * Decided first without merge_lock, from w's ring and the bound it knows,
+ * so that the workers do not pass the lock's line between their cores for
+ * every result; the other workers' lines are read again (with the lock)
+ * only when that bound is too small, and then at most every
+ * SHARDS_PUBLISH results.  When it returns true, w holds merge_lock.
  */
 static bool shards_due_now(struct shards *sh, struct shards_worker *w,
 			   uint64_t key)
 {
-	if (w->fill != w->head_own)
-		return false;
-	if (key < w->others_limit)
-		return true;
-	if (w->limit_wait) {
+	bool stale = key >= w->others_limit;
+
+	if (w->fill != atomic_load_explicit(&w->head, memory_order_acquire))
+		return false;   /* its own results wait */
+	if (stale && w->limit_wait) {
 		w->limit_wait--;
 		return false;
 	}
-	w->others_limit = shards_others_limit(sh, w->windex);
-	if (key < w->others_limit)
-		return true;
-	w->limit_wait = SHARDS_PUBLISH;
+	if (pthread_mutex_trylock(&sh->merge_lock))
+		return false;
+	if (w->fill == w->head_own) {
+		if (stale)
+			w->others_limit = shards_others_limit(sh, w->windex);
+		if (key < w->others_limit)
+			return true;
+		w->limit_wait = SHARDS_PUBLISH;
+	}
+	pthread_mutex_unlock(&sh->merge_lock);
 	return false;
 }
 
@@ -395,17 +402,14 @@ static int shards_step(struct shards *sh, struct shards_worker *w)
 static int shards_emit_now(struct shards *sh, struct shards_worker *w,
 			   uint64_t key, const struct rsample *rs)
 {
-	int rc = 0;
+	int rc = 1;
 
-	if (pthread_mutex_trylock(&sh->merge_lock))
+	if (!shards_due_now(sh, w, key))
 		return 0;
-	if (shards_due_now(sh, w, key)) {
-		rc = 1;
-		w->progress_own = key + 1;
-		if (sh->emit(sh->emit_ctx, rs) < 0) {
-			shards_fail(sh);
-			rc = -1;
-		}
+	w->progress_own = key + 1;
+	if (sh->emit(sh->emit_ctx, rs) < 0) {
+		shards_fail(sh);
+		rc = -1;
 	}
 	pthread_mutex_unlock(&sh->merge_lock);
 	return rc;
