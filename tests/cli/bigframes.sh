@@ -4,9 +4,11 @@
 # 5 KiB) loading a multi-line INSERT and running sorts and an index build.
 # With the default window perf script ends nearly every sample in a bogus
 # frame after a few frames; restack must bring >= 99% of samples to the
-# root by stitching, and the profile must match recordings of the same
-# workload with a 64 KiB window as closely as those match each other
-# (tests/tools/compare_dist.py).
+# root by stitching.  Exactly: a 64 KiB recording cropped to an 8 KiB copy
+# (tests/tools/crop_stack.py) must stitch to perf's unwinding of the full
+# copy, sample by sample.  Statistically: the real 8 KiB recording's
+# profile must match recordings of the same workload with a 64 KiB window
+# as closely as those match each other (tests/tools/compare_dist.py).
 . "$(dirname "$0")/lib.sh"
 
 need_perf
@@ -86,5 +88,22 @@ check "the stitched profile matches a 64 KiB recording within noise" \
 check "the unstitched profile does not (the comparison can fail)" \
 	bash -c '! "$@"' - python3 "$tools/compare_dist.py" "$T/off.folded" "$T/a64.folded" \
 	"$T/b64.folded"
+
+# The same samples with less stack: the 64 KiB recording cropped to perf's
+# default copy of 8192 bytes is what an 8 KiB recording of them would have
+# held.  Stitched, restack's stacks must be what perf unwinds from the whole
+# 64 KiB copy; sqlite3 is stripped, so "complete" means "passes through
+# glibc's call of main".
+python3 "$tools/crop_stack.py" "$T/a64.data" "$T/c8.data" 8192
+perf_clean script -i "$T/a64.data" >"$T/a64.perf" 2>/dev/null
+restack_clean convert "$T/c8.data" --to script -o "$T/c8.script"
+restack_clean convert --stitch=off "$T/c8.data" --to script \
+	-o "$T/c8off.script"
+check "cropped to 8 KiB and stitched: perf's 64 KiB stacks, sample by sample" \
+	python3 "$tools/compare_stacks.py" --root __libc_start_call_main \
+	"$T/a64.perf" "$T/c8.script" 99
+check "cropped and not stitched: not (the comparison can fail)" \
+	bash -c '! "$@"' - python3 "$tools/compare_stacks.py" \
+	--root __libc_start_call_main "$T/a64.perf" "$T/c8off.script" 99
 
 done_testing

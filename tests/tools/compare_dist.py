@@ -11,9 +11,17 @@ Prints, for TEST against REF (and for NOISE against REF when given):
     share of samples whose stack contains the function), over functions
     with at least 1% in either profile.
 With NOISE, exits 1 unless TEST is within the noise: tv(TEST) <= 1.5 *
-tv(NOISE) + 0.03 and incl(TEST) <= 2 * incl(NOISE) + 0.02.
+tv(NOISE) + 0.03 and incl(TEST) <= 2 * max(incl(NOISE), 0.03) + 0.02.
+
+One pair of recordings is a poor estimate of the noise: over 8 pairs of
+tests/cli/bigframes.sh's sqlite3 workload, incl(NOISE) ranged from 0.008
+to 0.053 and incl(TEST) from 0.019 to 0.059, so incl(NOISE) counts as at
+least MIN_INCL_NOISE.  A wrong profile is far off either way (the
+unstitched one of that test: tv 0.99, incl 0.99).
 """
 import sys
+
+MIN_INCL_NOISE = 0.03
 
 
 def load(path):
@@ -58,7 +66,8 @@ def main():
         noise = load(sys.argv[3])
         ntv, nincl, nname = distance(noise, ref)
         print('noise vs ref: tv %.4f  incl %.4f (%s)' % (ntv, nincl, nname))
-        if tv > 1.5 * ntv + 0.03 or incl > 2 * nincl + 0.02:
+        if tv > 1.5 * ntv + 0.03 or \
+                incl > 2 * max(nincl, MIN_INCL_NOISE) + 0.02:
             print('test is farther from ref than run-to-run noise')
             sys.exit(1)
 

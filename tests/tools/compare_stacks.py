@@ -2,13 +2,16 @@
 """compare_stacks.py - compare restack's stacks with perf script's, sample by
 sample (matched on thread id and timestamp).
 
-  compare_stacks.py PERF_SCRIPT_TXT RESTACK_SCRIPT_TXT [MIN_PERCENT]
+  compare_stacks.py [--root FRAME] PERF_SCRIPT_TXT RESTACK_SCRIPT_TXT
+                    [MIN_PERCENT]
 
 Both inputs are perf-script-shaped text (`perf script`, `restack convert
 --to script`), folded per sample by collapse.py.  Prints how many samples
-perf unwound to a thread root and how many of those restack reproduced
-exactly; exits 1 when that share is below MIN_PERCENT (default 99.9) or when
-perf reached the root in no sample at all.
+perf unwound to a thread root (its outermost frame is _start, clone3 and
+the like; with --root, its stack contains FRAME: for stripped executables
+whose _start has no name) and how many of those restack reproduced
+exactly; exits 1 when that share is below MIN_PERCENT (default 99.9) or
+when perf reached the root in no sample at all.
 """
 import os
 import sys
@@ -28,8 +31,10 @@ def load(path):
     return out
 
 
-def reaches_root(stack):
+def reaches_root(stack, root=None):
     frames = stack.split(';')
+    if root is not None:
+        return root in frames[1:]
     if len(frames) < 2 or frames[1] not in ROOTS:
         return False
     # clone3 calling the system call is the parent creating a thread: its
@@ -40,15 +45,20 @@ def reaches_root(stack):
 
 
 def main():
-    perf, ours = load(sys.argv[1]), load(sys.argv[2])
-    need = float(sys.argv[3]) if len(sys.argv) > 3 else 99.9
+    args, root = sys.argv[1:], None
+    if args[:1] == ['--root'] and len(args) > 1:
+        root, args = args[1], args[2:]
+    if len(args) not in (2, 3):
+        sys.exit(__doc__.strip().splitlines()[2].strip())
+    perf, ours = load(args[0]), load(args[1])
+    need = float(args[2]) if len(args) > 2 else 99.9
     total = rooted = same = 0
     shown = 0
     for key, stacks in perf.items():
         mine = list(ours.get(key, []))
         for st in stacks:
             total += 1
-            if not reaches_root(st):
+            if not reaches_root(st, root):
                 continue
             rooted += 1
             if st in mine:
