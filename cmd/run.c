@@ -593,8 +593,9 @@ static double run_clock(void)
 }
 
 /*
- * A progress line on stderr, four times a second at most, when stderr is
- * a terminal; done clears it.
+ * A progress line on stderr every 4096 records, four times a second at
+ * most but at once in a new pass, when stderr is a terminal; done clears
+ * it.
  */
 void run_progress(struct run *run, const struct event *ev, bool done)
 {
@@ -609,11 +610,16 @@ void run_progress(struct run *run, const struct event *ev, bool done)
 		run->progress_shown = false;
 		return;
 	}
-	if (++run->progress_events % 4096)
+	/* ev->order counts the records a worker's filter dropped too */
+	if (ev->order >> 12 == run->progress_tick)
 		return;
+	run->progress_tick = ev->order >> 12;
 	now = run_clock();
-	if (now - run->progress_at < 0.25)
+	/* a new pass says so at once */
+	if (now - run->progress_at < 0.25 &&
+	    run->progress_pass == run->pass_no)
 		return;
+	run->progress_pass = run->pass_no;
 	run->progress_at = now;
 	run->progress_shown = true;
 	in = source_info(run->rd);
@@ -622,8 +628,9 @@ void run_progress(struct run *run, const struct event *ev, bool done)
 			run->pass_no > 1 ? "second pass " : "",
 			100.0 * (double)ev->file_off / (double)in->file_size);
 	else
-		fprintf(stderr, "\rrestack: %s: %llu records", run->path,
-			(unsigned long long)run->progress_events);
+		fprintf(stderr, "\rrestack: %s: %s%llu records", run->path,
+			run->pass_no > 1 ? "second pass " : "",
+			(unsigned long long)ev->order + 1);
 }
 
 /*

@@ -125,7 +125,8 @@ struct run {
 	bool progress, progress_shown;   /* stderr is a terminal */
 	unsigned pass_no;                /* passes started */
 	double progress_at;
-	uint64_t progress_events;
+	unsigned progress_pass;          /* pass_no at the last line */
+	uint64_t progress_tick;          /* event.order / 4096, last seen */
 	run_sample_fn fn;                /* the caller's, for the workers */
 	void *fn_ctx;
 };

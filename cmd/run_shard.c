@@ -157,6 +157,8 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 		w->src[w->nr_src++] = src;
 	}
 	w->info = source_info(src);
+	if (w->index == 0)
+		run->pass_no++;         /* the progress line says which */
 	if (run->windows && source_perfdata(src))
 		perfdata_share_windows(source_perfdata(src), run->windows);
 	source_set_sample_filter(src, run_shard_filter, w);

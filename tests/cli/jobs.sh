@@ -9,7 +9,8 @@
 #     converted exactly as one by one, the summary names the bad one and
 #     only it makes the exit status non-zero;
 #   - --stats-json is valid JSON whose counts add up, and --min-coverage
-#     turns a low coverage into exit status 1 with the output written.
+#     turns a low coverage into exit status 1 with the output written;
+#   - the progress line shows on a terminal only, pass by pass.
 . "$(dirname "$0")/lib.sh"
 
 need_perf
@@ -159,4 +160,43 @@ assert d["below_gate"] == 1 and d["inputs"][0]["status"] == "coverage-below-gate
 restack_clean convert -q --max-frames 8 --min-coverage 90 "$T/deep.data" \
 	-o "$T/q.folded" 2>"$T/q.err"
 is "$(wc -c <"$T/q.err")" 0 "-q: nothing on stderr"
+
+# --- the progress line: only when stderr is a terminal (script(1) gives
+# the run one); script output takes two passes, both shown, with -j2 too
+# (whose worker 0 is not given every sample), and the line is cleared ---
+if command -v script >/dev/null; then
+	on_tty() { # on_tty OUT ARGS...: restack's terminal output in OUT
+		local out=$1
+		shift
+		script -qec "env -i PATH=/usr/bin:/bin HOME='$home' \
+			'$RESTACK' $*" /dev/null </dev/null >"$out" 2>&1
+	}
+	# over 4096 records: a line every 4096 (and at a pass's start)
+	record -e cpu-clock -F 4000 --call-graph dwarf,1024 \
+		-o "$T/prog.data" -- "$T/threads" 30000 >/dev/null ||
+		skip_all "perf record failed"
+	n=$(restack_clean stats "$T/prog.data" | awk '/^  samples/ { print $2 }')
+	for j in 1 2; do
+		on_tty "$T/tty$j.txt" convert -j$j --to script \
+			"'$T/prog.data'" -o /dev/null
+		check "-j$j on a terminal ($n samples): progress, second pass, cleared" \
+			python3 -c '
+import re, sys
+t = open(sys.argv[1], "rb").read().decode("latin-1")
+lines = [l for l in re.split(r"[\r\n]+", t) if l.startswith("restack:")]
+print("#", lines)
+first = [l for l in lines if re.search(r"prog\.data: +[0-9]+%$", l)]
+second = [l for l in lines if re.search(r"prog\.data: second pass +[0-9]+%", l)]
+assert first and second and t.rstrip("\r\n").endswith("\r\x1b[K"), t
+' "$T/tty$j.txt"
+	done
+	on_tty "$T/ttyq.txt" convert -q --to script "'$T/prog.data'" -o /dev/null
+	check "-q on a terminal: no progress line" \
+		bash -c "! grep -aq 'restack:' '$T/ttyq.txt'"
+	restack_clean convert --to script "$T/prog.data" -o /dev/null \
+		2>"$T/notty.err"
+	is "$(wc -c <"$T/notty.err")" 0 "no terminal: no progress line"
+else
+	skip "the progress line" "script(1) is not installed"
+fi
 done_testing
