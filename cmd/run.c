@@ -439,10 +439,11 @@ unsigned run_jobs(const struct run_opts *o)
 	if (o->jobs)
 		return o->jobs;
 	/*
-	 * A worker per core but one: the reading thread (and the thread
-	 * that maps ahead for it) keep a core busy.  On two cores one thread
-	 * doing everything beats reader, mapper and two workers (make bench:
-	 * -j2 ran at 0.7-1.1x of -j1, with 2-4 times the memory).
+	 * A worker per core but one, so one on two cores: there a second
+	 * worker gains only on large captures of several busy threads
+	 * (1.1x to 1.5x on make bench's large one), and loses on small
+	 * captures and on those of one busy thread (0.7x to 1.0x), while
+	 * its reader and rings take 20-25 MiB more (README, "Two workers").
 	 */
 	n = sysconf(_SC_NPROCESSORS_ONLN) - 1;
 	return n < 1 ? 1 : n > POOL_MAX_WORKERS ? POOL_MAX_WORKERS : (unsigned)n;

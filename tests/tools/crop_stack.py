@@ -124,15 +124,14 @@ def crop(buf, keep):
     data = []
     p, end = data_off, data_off + data_size
     while p + 8 <= end:
-        typ, _misc, size = struct.unpack_from("<IHH", buf, p)
+        typ, misc, size = struct.unpack_from("<IHH", buf, p)
         if size < 8 or p + size > end:
             raise CropError("record of %d bytes at 0x%x" % (size, p))
         if typ in RECORD_COMPRESSED:
             raise CropError("compressed records (perf record -z)")
         if typ == RECORD_SAMPLE:
             body = crop_sample(buf, p + 8, p + size, layout, keep)
-            rec = bytearray(struct.pack("<IHH", typ, _misc, 8 + len(body)))
-            data.append(bytes(rec) + body)
+            data.append(struct.pack("<IHH", typ, misc, 8 + len(body)) + body)
         else:
             data.append(buf[p:p + size])
         p += size
