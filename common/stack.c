@@ -36,6 +36,7 @@ const char *end_reason_name(enum end_reason r)
 		[END_NO_MODULE] = "module not found",
 		[END_NO_USER] = "no user stack",
 		[END_CALLCHAIN] = "callchain end",
+		[END_NO_COPY] = "stack not copied",
 	};
 
 	return (unsigned)r < ARRAY_SIZE(names) ? names[r] : "?";
@@ -52,6 +53,7 @@ const char *rsample_marker(const struct rsample *s)
 		[END_MAX_DEPTH] = "[truncated: max depth]",
 		[END_NO_MODULE] = "[truncated: module not found]",
 		[END_CALLCHAIN] = "[truncated: callchain end]",
+		[END_NO_COPY] = "[truncated: stack not copied]",
 	};
 
 	if (s->nr_frames == s->nr_kernel || s->end >= ARRAY_SIZE(markers))

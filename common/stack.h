@@ -42,6 +42,10 @@ enum end_reason {
 			   * exclude_user, no dwarf data) */
 	END_CALLCHAIN,    /* frames came from the recorded callchain, which
 			   * stopped before a root */
+	END_NO_COPY,      /* the walk needed stack bytes the kernel did not
+			   * copy: its copy stopped short of the size asked
+			   * for at a page it could not read (not in memory
+			   * yet, as in that page's own fault) */
 	END_REASON__COUNT
 };
 

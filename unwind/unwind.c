@@ -87,6 +87,7 @@ void unwinder_release(struct unwinder *u)
 struct uw_mem {
 	const uint8_t *stack;
 	uint64_t lo, hi;               /* [lo, hi) is the copied window */
+	uint64_t asked_hi;             /* lo + the size perf asked for */
 	bool full;                     /* the window was filled: truncated */
 	const struct aspace_maps *maps;
 	struct modcache *mc;
@@ -118,6 +119,14 @@ static enum end_reason uw_read_failure(const struct uw_mem *m, uint64_t addr)
 {
 	if (addr >= m->lo && m->full)
 		return END_WINDOW;
+	/*
+	 * The kernel stops copying at the first page it cannot read without
+	 * faulting: one not yet in memory (a sample in that page's own
+	 * fault, a big frame never touched), or past the stack's top.  An
+	 * empty copy is never the top: sp's own page could not be read.
+	 */
+	if (addr >= m->hi && (m->hi == m->lo || addr < m->asked_hi))
+		return END_NO_COPY;
 	return END_BAD_STACK;
 }
 
@@ -457,6 +466,7 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 	mem.stack = s->stack;
 	mem.lo = cur->r[a->sp];
 	mem.hi = mem.lo + (s->stack ? s->stack_dyn_size : 0);
+	mem.asked_hi = mem.lo + (s->stack ? s->stack_size : 0);
 	mem.full = s->stack_size && s->stack_dyn_size == s->stack_size;
 	mem.maps = maps;
 	mem.mc = u->mc;

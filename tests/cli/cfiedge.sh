@@ -46,7 +46,8 @@ check "a constructor's samples end at the dynamic linker's entry code ($good of 
 	test "$total" -ge 20 -a "$good" -eq "$total"
 
 # (A copy can end early where a page of the stack is not in memory yet, as
-# in the dynamic linker's _dl_get_origin: those walks end "bad stack".)
+# in the dynamic linker's _dl_get_origin: those walks end "stack not
+# copied".)
 check "no walk through the test's frames is truncated" \
 	awk '/ra_in_reg|rbx_cfa|popped_epilogue|syscall_end|cfiedge_lib/ &&
 	     /\[truncated/ { bad = 1 } END { exit bad }' "$T/cfiedge.folded"

@@ -155,6 +155,14 @@ share() {
 		END { print g + 0, n + 0 }' "$1"
 }
 
+# end_reasons STATS: "COUNT REASON" for each end reason in the output of
+# `restack stats` saved in STATS.
+end_reasons() {
+	awk '/^end reasons/ { e = 1; next } /^frames by origin/ { e = 0 }
+	     e { n = $(NF - 1); $NF = ""; $(NF - 1) = ""; sub(/^ +/, "")
+		 sub(/ +$/, ""); print n, $0 }' "$1"
+}
+
 # restack_counts FILE: "TOTAL n", "R TYPE n" per record type and
 # "S EVENT n" per event with samples, from `restack info FILE`, sorted.
 # Reads FILE on standard input when it is '-'.

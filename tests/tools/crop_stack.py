@@ -111,17 +111,19 @@ def attrs_layout(buf, off, size, attr_size, keep, out):
     return layout
 
 
-def crop(buf, keep):
+def data_section(buf):
+    """(attr_size, attrs_off, attrs_size, data_off, data_size) of a file."""
     if buf[:8] != MAGIC or u64(buf, 8) != HEADER_SIZE:
         raise CropError("not a little-endian perf.data file (pipe mode "
                         "and big-endian files are not supported)")
-    attr_size, attrs_off, attrs_size, data_off, data_size = \
-        struct.unpack_from("<5Q", buf, 16)
-    if data_off < attrs_off + attrs_size:
+    sec = struct.unpack_from("<5Q", buf, 16)
+    if sec[3] < sec[1] + sec[2]:
         raise CropError("attrs after the data section")
-    head = bytearray(buf[:data_off])
-    layout = attrs_layout(buf, attrs_off, attrs_size, attr_size, keep, head)
-    data = []
+    return sec
+
+
+def records(buf, data_off, data_size):
+    """(type, misc, offset, size) of each record of the data section."""
     p, end = data_off, data_off + data_size
     while p + 8 <= end:
         typ, misc, size = struct.unpack_from("<IHH", buf, p)
@@ -129,14 +131,24 @@ def crop(buf, keep):
             raise CropError("record of %d bytes at 0x%x" % (size, p))
         if typ in RECORD_COMPRESSED:
             raise CropError("compressed records (perf record -z)")
+        yield typ, misc, p, size
+        p += size
+    if p != end:
+        raise CropError("data section ends inside a record at 0x%x" % p)
+
+
+def crop(buf, keep):
+    attr_size, attrs_off, attrs_size, data_off, data_size = data_section(buf)
+    head = bytearray(buf[:data_off])
+    layout = attrs_layout(buf, attrs_off, attrs_size, attr_size, keep, head)
+    data = []
+    end = data_off + data_size
+    for typ, misc, p, size in records(buf, data_off, data_size):
         if typ == RECORD_SAMPLE:
             body = crop_sample(buf, p + 8, p + size, layout, keep)
             data.append(struct.pack("<IHH", typ, misc, 8 + len(body)) + body)
         else:
             data.append(buf[p:p + size])
-        p += size
-    if p != end:
-        raise CropError("data section ends inside a record at 0x%x" % p)
     data = b"".join(data)
     delta = len(data) - data_size
     tail = bytearray(buf[end:])
