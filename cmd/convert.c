@@ -104,6 +104,7 @@ struct convert_out {
 	char tmp[PATH_MAX];
 	int fd;
 	struct folded *fo;
+	const struct folded_opts *fopts;
 	struct pprof *pp;
 	struct svg *svg;
 	struct speedscope *ss;
@@ -144,6 +145,43 @@ static int convert_add(void *ctx, const struct rsample *s)
 		return -1;
 	return 0;
 }
+
+/*
+ * Folded stacks only sum samples: with several workers each folds its own
+ * (run_sinks), and the tables are added up at the end.
+ */
+static void *convert_folded_fork(void *ctx)
+{
+	struct convert_out *o = ctx;
+
+	return folded_new(o->fopts);
+}
+
+static int convert_folded_add(void *sink, const struct rsample *s)
+{
+	return folded_add(sink, s);
+}
+
+static int convert_folded_join(void *ctx, void *sink)
+{
+	struct convert_out *o = ctx;
+	int rc = folded_merge(o->fo, sink);
+
+	folded_free(sink);
+	return rc;
+}
+
+static void convert_folded_drop(void *sink)
+{
+	folded_free(sink);
+}
+
+static const struct run_sinks convert_folded_sinks = {
+	.fork = convert_folded_fork,
+	.add = convert_folded_add,
+	.join = convert_folded_join,
+	.drop = convert_folded_drop,
+};
 
 /* perf.data output: the build-id of a module a stack passes through. */
 static unsigned convert_build_id(void *ctx, const char *module, uint8_t *bid)
@@ -329,6 +367,7 @@ static int convert_writer_new(struct convert_out *o,
 {
 	switch (o->fmt) {
 	case FMT_FOLDED:
+		o->fopts = fopts;
 		o->fo = folded_new(fopts);
 		return o->fo ? 0 : -1;
 	case FMT_PPROF:
@@ -463,6 +502,8 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 	int rc;
 
 	ro.modcaches = cfg->modcaches;
+	if (fmt == FMT_FOLDED)
+		ro.sinks = &convert_folded_sinks;
 	report_timing_start(&t);
 	strbuf_init(&co.sb);
 	if (convert_writer_new(&co, cfg->fopts, cfg->title, in) < 0) {

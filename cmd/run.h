@@ -33,6 +33,23 @@ typedef int (*run_record_fn)(void *ctx, const struct event *ev,
 			     const struct rsample *rs);
 
 /*
+ * Optional, for writers whose output only sums samples (folded stacks):
+ * with -j > 1 on a file, each worker but the first adds its samples to a
+ * sink of its own as it resolves them, instead of handing them over in
+ * input order.  fork(ctx) makes a sink like the one behind ctx (NULL:
+ * out of memory); add() takes a sample, on that worker's thread only;
+ * join(ctx, sink) adds the sink's sums to ctx's and frees it, returning
+ * 0, or -1 when out of memory (the sink is freed all the same); drop()
+ * frees a sink of a run that failed.  ctx is run_capture()'s.
+ */
+struct run_sinks {
+	void *(*fork)(void *ctx);
+	int (*add)(void *sink, const struct rsample *s);
+	int (*join)(void *ctx, void *sink);
+	void (*drop)(void *sink);
+};
+
+/*
  * Module caches kept from one run to the next (batch mode), so that the
  * modules every capture may share (see modcache_end_input()) are opened,
  * decompressed and parsed once.  Cache i serves worker i of every run (0:
@@ -73,6 +90,7 @@ struct run_opts {
 	void *record_ctx;
 	struct run_modcaches *modcaches; /* batch mode: kept across runs;
 					  * NULL: each run its own caches */
+	const struct run_sinks *sinks;   /* see run_sinks; NULL: none */
 };
 
 #define RUN_OPTS_INIT { .min_coverage = -1 }

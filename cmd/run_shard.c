@@ -14,6 +14,10 @@
  * The workers' readers share the file's mapped windows (run->windows,
  * perfdata_windows.c): the kernel fills the page tables of each window
  * once, not once per worker.
+ *
+ * When the output only sums samples (run_opts.sinks, unordered passes),
+ * nothing is merged: each worker adds its results to a sink of its own,
+ * worker 0 to the caller's, and the sinks are joined at the end.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -39,6 +43,7 @@ struct run_worker {
 					 * point at their event names */
 	unsigned nr_src;
 	const struct perfdata_info *info;
+	void *sink;                     /* summing, workers 1..: its own */
 
 	/* the filter's decisions, the same in every worker */
 	int chosen;                     /* the event used, -1 until known */
@@ -67,6 +72,7 @@ struct run_shard {
 	struct run_worker *w;
 	unsigned nr;
 	bool ordered;
+	bool summing;                   /* results go to the sinks */
 };
 
 /* Whether samples of event attr may be the ones used. */
@@ -129,9 +135,22 @@ static void run_shard_done(struct run_worker *w, const struct event *ev)
 	run_shard_progress(w);
 }
 
+/* Hands a result of an output pass on: to the merger, or to a sink. */
+static int run_shard_output(struct run_worker *w, const struct event *ev,
+			    const struct rsample *out)
+{
+	struct run_shard *rs = w->rs;
+
+	if (!rs->summing)
+		return shards_put(rs->sh, w->index, ev->order, out);
+	if (w->index == 0)
+		return run_emit(rs->run, out);
+	return rs->run->opts->sinks->add(w->sink, out);
+}
+
 /*
  * One pass over the file for worker w; emit: an output pass, whose results
- * go to the merger; stop_after: the pass ends after this many samples of
+ * go to the merger (or the sinks); stop_after: the pass ends after this many samples of
  * the event (0: at the end).  Returns 0 or -1.
  */
 static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
@@ -163,7 +182,7 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 		perfdata_share_windows(source_perfdata(src), run->windows);
 	source_set_sample_filter(src, run_shard_filter, w);
 	resolve_begin_pass(w->res, pass);
-	w->emitting = emit;
+	w->emitting = emit && !rs->summing;
 	w->nr_pending = 0;
 	w->untracked = false;
 	w->seen = 0;
@@ -195,7 +214,7 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 				return -1;
 			}
 			if (rc > 0 && emit &&
-			    shards_put(rs->sh, w->index, ev.order, &out) < 0)
+			    run_shard_output(w, &ev, &out) < 0)
 				return -1;
 		}
 		run_shard_done(w, &ev);
@@ -264,15 +283,24 @@ static void run_shard_report(struct run_shard *rs, bool thread_failed)
 		cmd_error("%s: out of memory", rs->run->path);
 }
 
-/* Releases the workers; adds their counts into run->res. */
-static int run_shard_finish(struct run_shard *rs)
+/*
+ * Releases the workers; adds their counts into run->res and, when ok,
+ * their sinks into the caller's.
+ */
+static int run_shard_finish(struct run_shard *rs, bool ok)
 {
 	struct run *run = rs->run;
+	const struct run_sinks *sinks = run->opts->sinks;
 	int rc = 0;
 	unsigned i, k;
 
 	for (i = 0; i < rs->nr; i++) {
 		struct run_worker *w = &rs->w[i];
+
+		if (w->sink && !ok)
+			sinks->drop(w->sink);
+		else if (w->sink && sinks->join(run->fn_ctx, w->sink) < 0)
+			rc = -1;
 
 		run->retried += w->deferred;
 		run->other_event_samples += w->other_event_samples;
@@ -294,7 +322,8 @@ static int run_shard_finish(struct run_shard *rs)
 
 int run_capture_sharded(struct run *run, bool ordered)
 {
-	struct run_shard rs = { .run = run, .ordered = ordered };
+	struct run_shard rs = { .run = run, .ordered = ordered,
+				.summing = run->opts->sinks && !ordered };
 	bool thread_failed;
 	struct err err;
 	unsigned i;
@@ -327,14 +356,20 @@ int run_capture_sharded(struct run *run, bool ordered)
 		w->res = &w->own;
 		if (run_setup_resolver(run, i, &w->own, &err) < 0) {
 			cmd_report_err(run->path, &err);
-			run_shard_finish(&rs);
+			run_shard_finish(&rs, false);
+			return -1;
+		}
+		if (rs.summing &&
+		    !(w->sink = run->opts->sinks->fork(run->fn_ctx))) {
+			cmd_error("%s: out of memory", run->path);
+			run_shard_finish(&rs, false);
 			return -1;
 		}
 	}
 	rc = shards_run(rs.sh, run_shard_work, &rs, &thread_failed);
 	if (rc < 0)
 		run_shard_report(&rs, thread_failed);
-	if (run_shard_finish(&rs) < 0 && rc == 0) {
+	if (run_shard_finish(&rs, rc == 0) < 0 && rc == 0) {
 		cmd_error("%s: out of memory", run->path);
 		rc = -1;
 	}

@@ -357,6 +357,23 @@ int folded_add(struct folded *f, const struct rsample *s)
 	return folded_raw_add(f, s, rh, pid, tid, marker, line);
 }
 
+int folded_merge(struct folded *f, const struct folded *src)
+{
+	const struct folded_line *l;
+	size_t pos = 0;
+	void *v;
+
+	while (hashmap_iter(&src->lines, &pos, NULL, &v)) {
+		for (l = v; l; l = l->next) {
+			strbuf_reset(&f->buf);
+			strbuf_add(&f->buf, l->text, l->len);
+			if (f->buf.oom || !folded_line_add(f, l->count))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static int folded_line_cmp(const void *a, const void *b)
 {
 	const struct folded_line *x = *(const struct folded_line *const *)a;

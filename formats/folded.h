@@ -37,6 +37,14 @@ void folded_free(struct folded *f);
 int folded_add(struct folded *f, const struct rsample *s);
 
 /*
+ * Adds src's lines and counts into f (made with the same options), as if
+ * src's samples had been added to f; src is left as it was.  Lines are
+ * written sorted, so f's output does not depend on the order.  Returns 0,
+ * or -1 when out of memory.
+ */
+int folded_merge(struct folded *f, const struct folded *src);
+
+/*
  * Writes the sorted lines to fd.  Returns 0, or -1 with *err filled.
  */
 int folded_write(struct folded *f, int fd, struct err *err);

@@ -14,19 +14,14 @@ struct loc2 {
 	struct sym_entry e[3];
 };
 
-/* Runs the writer over samples and returns its output (malloc'd). */
-static char *fold(const struct folded_opts *o, const struct rsample *s,
-		  unsigned n)
+/* f's output (malloc'd); frees f. */
+static char *fold_out(struct folded *f)
 {
-	struct folded *f = folded_new(o);
 	struct err err;
 	char *buf = calloc(1, 65536);
 	int p[2];
-	unsigned i;
 	ssize_t got;
 
-	for (i = 0; i < n; i++)
-		folded_add(f, &s[i]);
 	if (pipe(p) < 0)
 		return buf;
 	folded_write(f, p[1], &err);
@@ -36,6 +31,56 @@ static char *fold(const struct folded_opts *o, const struct rsample *s,
 	close(p[0]);
 	folded_free(f);
 	return buf;
+}
+
+/* Runs the writer over samples and returns its output (malloc'd). */
+static char *fold(const struct folded_opts *o, const struct rsample *s,
+		  unsigned n)
+{
+	struct folded *f = folded_new(o);
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		folded_add(f, &s[i]);
+	return fold_out(f);
+}
+
+/*
+ * Tables of some samples each, merged, give what one table of all of them
+ * gives, whichever is merged into which; the merged one is unchanged.
+ */
+static void test_merge(const struct rsample *s)
+{
+	const struct rsample all[] = { s[0], s[2], s[1], s[2] };
+	struct folded_opts o = { .period = true };
+	char *want = fold(&o, all, 4), *out, *src_out;
+	struct folded *a, *b;
+	int way;
+
+	for (way = 0; way < 2; way++) {
+		a = folded_new(&o);
+		b = folded_new(&o);
+		folded_add(a, &s[0]);
+		folded_add(a, &s[2]);
+		folded_add(b, &s[1]);
+		folded_add(b, &s[2]);
+		CHECK(folded_merge(way ? b : a, way ? a : b) == 0,
+		      "merge %d returns 0", way);
+		src_out = fold_out(way ? a : b);
+		out = fold_out(way ? b : a);
+		CHECK_STR(out, want, "merged tables (%s into %s) equal one "
+			  "table of all the samples", way ? "a" : "b",
+			  way ? "b" : "a");
+		CHECK_STR(src_out, way ? "aaa;main;a:bc 1000\nmy_prog;main;"
+			  "a:bc;[libx.so];outer;inner;do_syscall_64;"
+			  "[kernel] 1000\n" :
+			  "aaa;main;a:bc 1000\nmy_prog;main;a:bc;[libx.so];"
+			  "outer;inner;do_syscall_64;[kernel] 500\n",
+			  "the merged-in table is left as it was");
+		free(out);
+		free(src_out);
+	}
+	free(want);
 }
 
 /* One frame named name, folded. */
@@ -153,5 +198,6 @@ int main(void)
 	      "--annotate marks fp, inlined and kernel frames");
 	free(out);
 	test_names();
+	test_merge(s);
 	return done_testing();
 }
