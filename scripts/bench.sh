@@ -14,7 +14,7 @@
 #            stacks deeper than the 8 KiB copy, so restack stitches
 #   large    the threaded program again, about 250000 samples (dwarf,2048:
 #            600 MB), recorded afresh each time and deleted afterwards
-# and times, on each, warm cache, best of 10 (3 for the large one):
+# and times, on each, warm cache, best of 10 (5 for the large one):
 #   restack convert -j1 / -j2 / -j1 --no-inline -o x.folded
 #   restack convert -j1 with an empty DWARF cache (a first run: it inflates
 #   the debug info and stores it; the other runs read it, see dwcache.h)
@@ -238,12 +238,12 @@ if [ "${BENCH_LARGE:-1}" != 0 ]; then
 		CALL_GRAPH=dwarf,2048 record large "$work/threads" 900000 ||
 			exit 1
 	fi
-	row large 3
-	row_reread large 3
+	row large 5
+	row_reread large 5
 	# The ceiling for -j2 here: two independent -j1 conversions at once
 	# against one.  On this kind of VM two busy vCPUs often deliver well
 	# under twice the work of one, which no threading can beat.
-	best 3 "$(clean "'$restack' convert -j1 '$work/large.data' -o /dev/null")" \
+	best 5 "$(clean "'$restack' convert -j1 '$work/large.data' -o /dev/null")" \
 		"$(clean "'$restack' convert -j1 '$work/large.data' -o /dev/null") & $(clean "'$restack' convert -j1 '$work/large.data' -o /dev/null"); wait"
 	one=${BEST[0]} two=${BEST[1]}
 	echo
@@ -257,7 +257,7 @@ rm -rf "$work/dwfirst"
 print_reread
 cat <<EOF
 
-Times are seconds (best of 10, best of 3 on the large capture, the tools
+Times are seconds (best of 10, best of 5 on the large capture, the tools
 taking turns; warm cache; "1st run": with an empty DWARF cache, as on a
 machine restack has not run on before; each less the best start-up
 time of the shell that runs it, as hyperfine subtracts its shell's:
