@@ -17,11 +17,16 @@
  *
  * When the output only sums samples (run_opts.sinks, unordered passes),
  * nothing is merged: each worker adds its results to a sink of its own,
- * worker 0 to the caller's, and the sinks are joined at the end.
+ * worker 0 to the caller's, and the sinks are joined at the end.  Then
+ * nothing holds a worker back but its pace: one that reads more than
+ * RUN_SHARD_LEAD bytes ahead of the slowest waits, so that the windows it
+ * leaves behind are still mapped when the others get there.
  */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd/cmd.h"
 #include "cmd/run_internal.h"
@@ -30,6 +35,15 @@
 
 /* kept samples not yet resolved: the one delivered and the next */
 #define RUN_SHARD_PENDING 4
+
+/*
+ * How far (in file bytes) a summing worker may read ahead of the slowest:
+ * perfdata_windows.c keeps 4 windows of 4 MiB that every reader is still
+ * to take; beyond, the slower ones would map them again.  Checked every
+ * RUN_SHARD_PACE_EVERY events.
+ */
+#define RUN_SHARD_LEAD (8u << 20)
+#define RUN_SHARD_PACE_EVERY 256
 
 struct run_shard;
 
@@ -44,6 +58,7 @@ struct run_worker {
 	unsigned nr_src;
 	const struct perfdata_info *info;
 	void *sink;                     /* summing, workers 1..: its own */
+	unsigned pace_tick;
 
 	/* the filter's decisions, the same in every worker */
 	int chosen;                     /* the event used, -1 until known */
@@ -73,6 +88,9 @@ struct run_shard {
 	unsigned nr;
 	bool ordered;
 	bool summing;                   /* results go to the sinks */
+	_Atomic uint64_t *at;           /* summing: where each worker reads
+					 * in its main pass; UINT64_MAX when
+					 * it is not in one */
 };
 
 /* Whether samples of event attr may be the ones used. */
@@ -133,6 +151,34 @@ static void run_shard_done(struct run_worker *w, const struct event *ev)
 	if (ev->order >= w->seen)
 		w->seen = ev->order + 1;
 	run_shard_progress(w);
+}
+
+/*
+ * A summing worker says it reads at file offset at, and waits while that
+ * is more than RUN_SHARD_LEAD ahead of the slowest worker still in its
+ * main pass.  The slowest never waits, so all get to the end.
+ */
+static void run_shard_pace(struct run_worker *w, uint64_t at)
+{
+	struct run_shard *rs = w->rs;
+	const struct timespec nap = { 0, 50000 };
+	unsigned i;
+
+	atomic_store_explicit(&rs->at[w->index], at, memory_order_relaxed);
+	while (at != UINT64_MAX && !shards_stopping(rs->sh)) {
+		uint64_t slowest = UINT64_MAX;
+
+		for (i = 0; i < rs->nr; i++)
+			if (i != w->index)
+				slowest = MIN(slowest,
+					      atomic_load_explicit(
+						      &rs->at[i],
+						      memory_order_relaxed));
+		if (slowest == UINT64_MAX || at - slowest <= RUN_SHARD_LEAD ||
+		    at < slowest)
+			return;
+		nanosleep(&nap, NULL);
+	}
 }
 
 /* Hands a result of an output pass on: to the merger, or to a sink. */
@@ -218,6 +264,9 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 				return -1;
 		}
 		run_shard_done(w, &ev);
+		if (rs->summing && main_pass &&
+		    ++w->pace_tick % RUN_SHARD_PACE_EVERY == 0)
+			run_shard_pace(w, ev.file_off);
 		if (stop_after && w->wanted == stop_after) {
 			rc = 0;
 			break;
@@ -242,6 +291,7 @@ static int run_shard_work(void *ctx, unsigned index)
 {
 	struct run_shard *rs = ctx;
 	struct run_worker *w = &rs->w[index];
+	int rc;
 
 	if (rs->ordered) {
 		if (run_shard_pass(w, RESOLVE_PRESCAN, false, 0) < 0 ||
@@ -250,8 +300,10 @@ static int run_shard_work(void *ctx, unsigned index)
 			return -1;
 		return shards_end_pass(rs->sh, index);
 	}
-	if (run_shard_pass(w, rs->run->first_pass, true, 0) < 0 ||
-	    shards_end_pass(rs->sh, index) < 0)
+	rc = run_shard_pass(w, rs->run->first_pass, true, 0);
+	if (rs->summing)
+		run_shard_pace(w, UINT64_MAX);   /* nobody waits for it now */
+	if (rc < 0 || shards_end_pass(rs->sh, index) < 0)
 		return -1;
 	if (rs->run->first_pass == RESOLVE_FIRST)
 		w->deferred = resolve_nr_deferred(w->res);
@@ -317,6 +369,7 @@ static int run_shard_finish(struct run_shard *rs, bool ok)
 	run->passes = rs->ordered || run->retried ? 2 : 1;
 	shards_free(rs->sh);
 	free(rs->w);
+	free((void *)rs->at);
 	return rc;
 }
 
@@ -334,11 +387,13 @@ int run_capture_sharded(struct run *run, bool ordered)
 		return -1;
 	rs.nr = run->jobs;
 	rs.w = mem_zalloc(rs.nr, sizeof(*rs.w));
+	rs.at = mem_zalloc(rs.nr, sizeof(*rs.at));   /* all at 0 */
 	rs.sh = shards_new(rs.nr, run_emit, run);
 	run->windows = perfdata_windows_new(rs.nr);
-	if (!rs.w || !rs.sh || !run->windows) {
+	if (!rs.w || !rs.at || !rs.sh || !run->windows) {
 		shards_free(rs.sh);
 		free(rs.w);
+		free((void *)rs.at);
 		cmd_error("%s: out of memory", run->path);
 		return -1;
 	}
