@@ -174,8 +174,7 @@ static void run_shard_pace(struct run_worker *w, uint64_t at)
 					      atomic_load_explicit(
 						      &rs->at[i],
 						      memory_order_relaxed));
-		if (slowest == UINT64_MAX || at - slowest <= RUN_SHARD_LEAD ||
-		    at < slowest)
+		if (slowest == UINT64_MAX || at <= slowest + RUN_SHARD_LEAD)
 			return;
 		nanosleep(&nap, NULL);
 	}
@@ -196,8 +195,8 @@ static int run_shard_output(struct run_worker *w, const struct event *ev,
 
 /*
  * One pass over the file for worker w; emit: an output pass, whose results
- * go to the merger (or the sinks); stop_after: the pass ends after this many samples of
- * the event (0: at the end).  Returns 0 or -1.
+ * go to the merger (or the sinks); stop_after: the pass ends after this
+ * many samples of the event (0: at the end).  Returns 0 or -1.
  */
 static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 			  bool emit, uint64_t stop_after)
