@@ -21,6 +21,8 @@ header layout (tools/perf/util/header.h), independently of restack.
 import struct
 import sys
 
+import capture_tool
+
 MAGIC = b"PERFILE2"
 HEADER_SIZE = 104
 RECORD_SAMPLE = 9
@@ -163,20 +165,10 @@ def crop(buf, keep):
 
 
 def main(argv):
-    if len(argv) != 4 or not argv[3].isdigit() or int(argv[3]) % 8:
-        sys.stderr.write("usage: crop_stack.py IN OUT BYTES "
-                         "(a multiple of 8)\n")
-        return 64
-    with open(argv[1], "rb") as f:
-        buf = f.read()
-    try:
-        out = crop(buf, int(argv[3]))
-    except (CropError, struct.error) as e:
-        sys.stderr.write("crop_stack.py: %s: %s\n" % (argv[1], e))
-        return 2
-    with open(argv[2], "wb") as f:
-        f.write(out)
-    return 0
+    return capture_tool.run(
+        argv, "crop_stack.py IN OUT BYTES (a multiple of 8)",
+        lambda buf, a: crop(buf, int(a[3])), (CropError, struct.error),
+        lambda a: a[3].isdigit() and int(a[3]) % 8 == 0)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ import ctypes.util
 import struct
 import sys
 
+import capture_tool
+
 MAGIC = b"PERFILE2"
 
 # sample_type bits
@@ -754,19 +756,9 @@ class Swapper:
 
 
 def main(argv):
-    if len(argv) != 3:
-        sys.stderr.write("usage: perfswap.py IN OUT\n")
-        return 64
-    with open(argv[1], "rb") as f:
-        data = f.read()
-    try:
-        out = Swapper(data).run()
-    except (SwapError, struct.error, IndexError) as e:
-        sys.stderr.write("perfswap.py: %s: %s\n" % (argv[1], e))
-        return 2
-    with open(argv[2], "wb") as f:
-        f.write(out)
-    return 0
+    return capture_tool.run(argv, "perfswap.py IN OUT",
+                            lambda buf, a: Swapper(buf).run(),
+                            (SwapError, struct.error, IndexError))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ reading of the file it shares; exit 2 on anything else.
 import struct
 import sys
 
+import capture_tool
 import crop_stack as cs
 
 
@@ -37,18 +38,10 @@ def count(buf):
 
 
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write("usage: stack_copies.py IN\n")
-        return 64
-    with open(argv[1], "rb") as f:
-        buf = f.read()
-    try:
-        n = count(buf)
-    except (cs.CropError, struct.error) as e:
-        sys.stderr.write("stack_copies.py: %s: %s\n" % (argv[1], e))
-        return 2
-    print("full %(full)d short %(short)d empty %(empty)d" % n)
-    return 0
+    return capture_tool.run(
+        argv, "stack_copies.py IN",
+        lambda buf, a: "full %(full)d short %(short)d empty %(empty)d" %
+        count(buf), (cs.CropError, struct.error))
 
 
 if __name__ == "__main__":
