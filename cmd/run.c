@@ -443,7 +443,8 @@ unsigned run_jobs(const struct run_opts *o)
 	 * worker gains only on large captures of several busy threads
 	 * (1.4x to 1.6x on make bench's large one), and loses on small
 	 * captures and on those of one busy thread (0.7x to 1.0x), while
-	 * its reader and rings take 20-25 MiB more (README, "Two workers").
+	 * its reader, resolver and rings take 10-30 MiB more (README, "Two
+	 * workers").
 	 */
 	n = sysconf(_SC_NPROCESSORS_ONLN) - 1;
 	return n < 1 ? 1 : n > POOL_MAX_WORKERS ? POOL_MAX_WORKERS : (unsigned)n;
