@@ -230,8 +230,8 @@ struct event {
 
 /*
  * A reader's sample filter (see source_set_sample_filter()) is asked about
- * every sample record, in delivery order, before it is decoded; it sees
- * only what locating the record reveals.
+ * every sample record, before it is decoded; it sees only what locating
+ * the record reveals.
  */
 struct sample_key {
 	unsigned attr;          /* index of the event */
@@ -241,5 +241,23 @@ struct sample_key {
 
 /* true: deliver the sample; false: drop it. */
 typedef bool (*sample_filter_fn)(void *ctx, const struct sample_key *k);
+
+/*
+ * When a filter is asked about a sample:
+ * SAMPLE_FILTER_DELIVERED: in delivery order, just before the sample
+ *   would be delivered; order is its event.order, and every reader of an
+ *   input numbers its events alike, whatever its filter drops.
+ * SAMPLE_FILTER_READ: as the sample is read (file order), before the
+ *   reader puts records in time order, which then keeps only what the
+ *   filter wants: cheaper, when most samples are dropped.  order then
+ *   counts records as they are read, and the event.order of what is
+ *   delivered matches no other reader's; the events delivered, and their
+ *   sequence, are still those of a reader without the filter, less the
+ *   samples dropped.
+ */
+enum sample_filter_when {
+	SAMPLE_FILTER_DELIVERED,
+	SAMPLE_FILTER_READ,
+};
 
 #endif

@@ -178,12 +178,14 @@ void perfdata_windows_stats(struct perfdata_windows *ws,
 			    struct perfdata_windows_stats *st);
 
 /*
- * From now on fn decides which samples are delivered (NULL: all); see
- * struct sample_key.  Samples it drops are neither decoded nor counted in
- * the reader's statistics, but take their place in event.order.
+ * From now on fn decides which samples are delivered (NULL: all), asked
+ * when says; see struct sample_key.  Samples it drops are neither decoded
+ * nor counted in the reader's statistics, but take their place in
+ * event.order.
  */
 void perfdata_set_sample_filter(struct perfdata_reader *r,
-				sample_filter_fn fn, void *ctx);
+				sample_filter_fn fn, void *ctx,
+				enum sample_filter_when when);
 
 void perfdata_close(struct perfdata_reader *r);
 

@@ -235,7 +235,14 @@ struct pd_queue {
 				 * which newer records are appended, or
 				 * SIZE_MAX */
 	uint64_t bytes;         /* record bytes held */
-	uint64_t max_bytes;
+	uint64_t max_bytes;     /* the budget: a record waits for at most
+				 * this many bytes of timed records read
+				 * after it */
+	uint64_t read_bytes;    /* of timed records read, queued or not */
+	uint64_t next_mark;     /* read_bytes of the next mark */
+	uint64_t mark_time;     /* max_time at the last mark */
+	uint64_t force_limit;   /* deliver entries with time <= this too:
+				 * max_time at the mark before */
 	uint64_t next_flush;    /* FINISHED_ROUND: deliver up to this time */
 	uint64_t flush_limit;   /* deliver entries with time <= flush_limit */
 	uint64_t max_time;      /* newest timestamp queued so far */
@@ -299,6 +306,7 @@ struct perfdata_reader {
 	struct pd_qent cur;         /* the record being delivered */
 	uint64_t order;             /* event.order of the next record */
 	sample_filter_fn filter;    /* perfdata_set_sample_filter() */
+	bool filter_as_read;        /* SAMPLE_FILTER_READ */
 	void *filter_ctx;
 	uint64_t judged_seq;        /* the queued record the filter was */
 	bool judged, judged_keep;   /* asked about last, and its answer */
@@ -453,6 +461,8 @@ int pd_decode_event(struct perfdata_reader *r, const struct pd_qent *q,
 /* perfdata_order.c */
 void pd_queue_init(struct pd_queue *q, uint64_t max_bytes);
 int pd_queue_push(struct pd_queue *q, const struct pd_qent *e);
+/* Counts timed record e, read but not queued, as pushing it would. */
+void pd_queue_pass(struct pd_queue *q, const struct pd_qent *e);
 bool pd_queue_pop_ready(struct pd_queue *q, struct pd_qent *e);
 /* The record the queue would deliver next (pointer valid until the next
  * push or pop), or NULL when it is empty. */

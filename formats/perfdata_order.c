@@ -15,6 +15,15 @@
  * for sorted input and popping O(log runs), a few runs for a perf capture;
  * an input of random times makes runs of about two records, and the
  * queue behaves like a heap of records.
+ *
+ * Memory is bounded without rounds too: each time another half of the
+ * byte budget of timed records has been read, the newest time seen at the
+ * mark before becomes a limit as well (force_limit).  So a record waits
+ * until at most a budget's worth of records has been read after it.  The
+ * rule looks only at what is read, not at what is queued: a reader that
+ * queues only some records (a filter that judges them as they are read,
+ * pd_queue_pass() for the others) delivers those in the same order, among
+ * the same others, as one that queues them all.
  */
 #include "formats/perfdata_internal.h"
 
@@ -141,9 +150,20 @@ int pd_queue_push(struct pd_queue *q, const struct pd_qent *e)
 	q->nr_ents++;
 	q->nr_live++;
 	q->bytes += e->len;
+	pd_queue_pass(q, e);
+	return 0;
+}
+
+void pd_queue_pass(struct pd_queue *q, const struct pd_qent *e)
+{
 	if (e->time > q->max_time || q->max_time == EVENT_NO_TIME)
 		q->max_time = e->time;
-	return 0;
+	q->read_bytes += e->len;
+	if (q->read_bytes < q->next_mark)
+		return;
+	q->force_limit = q->mark_time;
+	q->mark_time = q->max_time;
+	q->next_mark = q->read_bytes + q->max_bytes / 2;
 }
 
 /* Takes the oldest record; the queue must not be empty. */
@@ -175,15 +195,17 @@ static void queue_pop(struct pd_queue *q, struct pd_qent *e)
 }
 
 /*
- * Pops the oldest record if it may be delivered now: at end of input, up
- * to the round's limit, or when the queue holds more than its byte budget.
+ * The oldest record if it may be delivered now: at end of input, up to the
+ * round's limit, or up to the limit the bytes read set (see the top).
  */
 const struct pd_qent *pd_queue_peek_ready(const struct pd_queue *q)
 {
+	uint64_t t;
+
 	if (q->nr_runs == 0)
 		return NULL;
-	if (!q->draining && q->runs[0].time > q->flush_limit &&
-	    q->bytes <= q->max_bytes)
+	t = q->runs[0].time;
+	if (!q->draining && t > q->flush_limit && t > q->force_limit)
 		return NULL;
 	return &q->ents[q->runs[0].head];
 }
@@ -206,6 +228,7 @@ void pd_queue_init(struct pd_queue *q, uint64_t max_bytes)
 	memset(q, 0, sizeof(*q));
 	q->open = SIZE_MAX;
 	q->max_bytes = max_bytes;
+	q->next_mark = max_bytes / 2;
 }
 
 void pd_queue_round(struct pd_queue *q)

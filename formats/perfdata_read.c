@@ -1281,23 +1281,38 @@ static int pd_deliver(struct perfdata_reader *r, const struct pd_qent *q,
 }
 
 void perfdata_set_sample_filter(struct perfdata_reader *r,
-				sample_filter_fn fn, void *ctx)
+				sample_filter_fn fn, void *ctx,
+				enum sample_filter_when when)
 {
 	r->filter = fn;
 	r->filter_ctx = ctx;
+	r->filter_as_read = when == SAMPLE_FILTER_READ;
 	r->judged = false;
 }
 
+/* SAMPLE_FILTER_READ: whether the filter keeps q, just read. */
+static bool pd_filter_keeps_read(struct perfdata_reader *r,
+				 const struct pd_qent *q)
+{
+	struct sample_key k;
+
+	if (!r->filter_as_read || !r->filter || !pd_sample_key(r, q, &k))
+		return true;
+	k.order = r->order;
+	return r->filter(r->filter_ctx, &k);
+}
+
 /*
- * Whether the filter keeps q, the queue's next record, ready to be
- * delivered (so its order is r->order).  Asks once per record: the record
- * after the one delivered is asked about in advance (see perfdata_next()).
+ * SAMPLE_FILTER_DELIVERED: whether the filter keeps q, the queue's next
+ * record, ready to be delivered (so its order is r->order).  Asks once per
+ * record: the record after the one delivered is asked about in advance
+ * (see perfdata_next()).
  */
 static bool pd_filter_keeps(struct perfdata_reader *r, const struct pd_qent *q)
 {
 	struct sample_key k;
 
-	if (!r->filter || !pd_sample_key(r, q, &k))
+	if (!r->filter || r->filter_as_read || !pd_sample_key(r, q, &k))
 		return true;
 	if (r->judged && r->judged_seq == q->seq)
 		return r->judged_keep;
@@ -1340,6 +1355,7 @@ int perfdata_next(struct perfdata_reader *r, struct event *ev)
 		const struct pd_qent *next;
 		uint32_t type;
 		struct cur hc;
+		bool queued;
 
 		(void)pd_drop_unwanted(r);
 		if (pd_queue_pop_ready(&r->q, &q)) {
@@ -1414,7 +1430,14 @@ int perfdata_next(struct perfdata_reader *r, struct event *ev)
 			goto immediate;
 		if (pd_record_time(r, &q) < 0)
 			return -1;
-		if (r->opts.file_order || q.time == EVENT_NO_TIME)
+		queued = !r->opts.file_order && q.time != EVENT_NO_TIME;
+		if (!pd_filter_keeps_read(r, &q)) {
+			if (queued)
+				pd_queue_pass(&r->q, &q);
+			r->order++;
+			continue;
+		}
+		if (!queued)
 			goto immediate;
 		q.blk->refs++;
 		if (pd_queue_push(&r->q, &q) < 0) {

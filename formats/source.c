@@ -89,10 +89,10 @@ int source_next(struct source *s, struct event *ev)
 }
 
 void source_set_sample_filter(struct source *s, sample_filter_fn fn,
-			      void *ctx)
+			      void *ctx, enum sample_filter_when when)
 {
 	if (s->pd) {
-		perfdata_set_sample_filter(s->pd, fn, ctx);
+		perfdata_set_sample_filter(s->pd, fn, ctx, when);
 		return;
 	}
 	s->filter = fn;

@@ -36,11 +36,12 @@ int source_next(struct source *s, struct event *ev);
 
 /*
  * From now on fn decides which samples source_next() delivers (NULL: all):
- * it is asked about every sample, once, in delivery order.  Every reader
- * of an input numbers its events alike (event.order), whatever it drops.
+ * it is asked about every sample, once, at the time when says (see
+ * enum sample_filter_when; for sysprof captures, read in file order, the
+ * two are the same).
  */
 void source_set_sample_filter(struct source *s, sample_filter_fn fn,
-			      void *ctx);
+			      void *ctx, enum sample_filter_when when);
 
 enum source_format source_format(const struct source *s);
 

@@ -2031,9 +2031,10 @@ static void order_file(struct bb *f, const struct order_rec *recs,
 	for (i = 0; i < nr; i++) {
 		r = rec_begin(f, recs[i].type, MISC_USER);
 		if (recs[i].type == 9) {
+			/* three threads, for the filters */
 			bb_u64(f, 0x400000 + recs[i].time);
 			bb_u32(f, 1);
-			bb_u32(f, 1);
+			bb_u32(f, 1 + (uint32_t)(recs[i].time % 3));
 			bb_u64(f, recs[i].time);
 		} else if (recs[i].type == 3) {
 			bb_u32(f, 1);
@@ -2146,6 +2147,124 @@ static void test_order(void)
 	bb_free(&f);
 }
 
+/*
+ * A filter that judges samples as they are read (SAMPLE_FILTER_READ) keeps
+ * the others out of the ordering queue; what is delivered must still be
+ * what a reader without the filter delivers, less the samples dropped, in
+ * the same sequence: with rounds, without them, and with a queue so small
+ * that its byte budget decides (perfdata_order.c).
+ */
+struct order_got {
+	uint64_t time[512];
+	uint32_t type[512];
+	unsigned n;
+	unsigned asked;
+	bool dropped_came;      /* a sample of tid 2 was delivered */
+	uint64_t forced;
+};
+
+static bool order_drops_tid2(void *ctx, const struct sample_key *k)
+{
+	struct order_got *g = ctx;
+
+	g->asked++;
+	return k->tid != 2;
+}
+
+static void order_read_all(const struct bb *f, uint64_t max_queue,
+			   bool filtered, struct order_got *g)
+{
+	struct perfdata_opts opts = { .max_queue_bytes = max_queue };
+	struct perfdata_reader *r;
+	struct err err;
+	struct event ev;
+	int fd, rc;
+
+	memset(g, 0, sizeof(*g));
+	r = open_bytes(f, false, &opts, &err, &fd);
+	if (!r) {
+		DIAG("open: %s", err.msg);
+		return;
+	}
+	if (filtered)
+		perfdata_set_sample_filter(r, order_drops_tid2, g,
+					   SAMPLE_FILTER_READ);
+	while ((rc = perfdata_next(r, &ev)) > 0 && g->n < 512) {
+		if (filtered && ev.type == EVENT_SAMPLE && ev.tid == 2)
+			g->dropped_came = true;
+		g->time[g->n] = ev.time;
+		g->type[g->n++] = ev.rec_type;
+	}
+	if (rc < 0)
+		DIAG("read: %s", perfdata_err(r)->msg);
+	g->forced = perfdata_stats(r)->forced_flushes;
+	perfdata_close(r);
+	close(fd);
+}
+
+static void test_order_filter_read(void)
+{
+	static struct order_rec recs[400];
+	static struct order_got all, some;
+	uint64_t seed = 12345, base = 1000;
+	unsigned i, k, a, variant, nr = 0, samples = 0;
+
+	/* CPUs' runs of rising times, interleaved, a COMM now and then */
+	for (i = 0; i < 360; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		if (i % 40 == 39)
+			base += 400;
+		if ((seed >> 33) % 10 == 0) {
+			recs[nr].type = 3;
+		} else {
+			recs[nr].type = 9;
+			samples++;
+		}
+		recs[nr++].time = base + (seed >> 40) % 500;
+	}
+	for (variant = 0; variant < 4; variant++) {
+		bool rounds = variant & 1, small = variant & 2;
+		const char *vl = rounds ? (small ? "rounds, small queue" :
+					  "rounds") :
+				 (small ? "no rounds, small queue" :
+					  "no rounds");
+		struct order_rec with[440];
+		unsigned nw = 0;
+		bool same = true;
+		struct bb f;
+
+		for (i = 0; i < nr; i++) {
+			if (rounds && i % 40 == 39)
+				with[nw++] = (struct order_rec){ 68, 0 };
+			with[nw++] = recs[i];
+		}
+		order_file(&f, with, nw);
+		order_read_all(&f, small ? 512 : 0, false, &all);
+		order_read_all(&f, small ? 512 : 0, true, &some);
+		bb_free(&f);
+		for (k = a = 0; k < all.n; k++) {
+			if (all.type[k] == 9 && all.time[k] % 3 == 1)
+				continue;       /* tid 2: dropped */
+			if (a >= some.n || some.time[a] != all.time[k] ||
+			    some.type[a] != all.type[k])
+				same = false;
+			a++;
+		}
+		CHECK(all.n == nw && same && a == some.n && a < all.n &&
+		      !some.dropped_came,
+		      "order/read filter, %s: the %u records kept come as "
+		      "without the filter (%u of %u)", vl, a, some.n, all.n);
+		CHECK(some.asked == samples,
+		      "order/read filter, %s: asked about each of the %u "
+		      "samples once (%u)", vl, samples, some.asked);
+		CHECK(!small || (all.forced > 0 && some.forced > 0),
+		      "order/read filter, %s: the budget forced flushes "
+		      "(%llu without the filter, %llu with)", vl,
+		      (unsigned long long)all.forced,
+		      (unsigned long long)some.forced);
+	}
+}
+
 /* --- sample filters ------------------------------------------------------- */
 
 /*
@@ -2202,7 +2321,8 @@ static int filter_read(const struct variant *v, bool filtered,
 	if (!r)
 		return -1;
 	if (filtered)
-		perfdata_set_sample_filter(r, filter_test_fn, l);
+		perfdata_set_sample_filter(r, filter_test_fn, l,
+					   SAMPLE_FILTER_DELIVERED);
 	while ((rc = perfdata_next(r, &ev)) > 0 && l->nr < ARRAY_SIZE(l->ev)) {
 		struct filter_ev *e = &l->ev[l->nr++];
 
@@ -3109,6 +3229,7 @@ int main(void)
 	test_catalogue();
 	test_file_mode_on_pipe();
 	test_order();
+	test_order_filter_read();
 	test_sample_filter();
 	test_map_windows();
 	test_share_windows();
