@@ -20,7 +20,12 @@
  * worker 0 to the caller's, and the sinks are joined at the end.  Then
  * nothing holds a worker back but its pace: one that reads more than
  * RUN_SHARD_LEAD bytes ahead of the slowest waits, so that the windows it
- * leaves behind are still mapped when the others get there.
+ * leaves behind are still mapped when the others get there.  And, as no
+ * order is merged, the filter may judge the samples as they are read
+ * (SAMPLE_FILTER_READ): the others' samples then skip the reader's
+ * ordering queue, which is most of what a worker does with them.  The
+ * threads are then given out in file order rather than time order, alike
+ * in every worker all the same.
  */
 #include <limits.h>
 #include <stdatomic.h>
@@ -101,6 +106,35 @@ static bool run_shard_event_ok(const struct run_worker *w, unsigned attr)
 				       w->info->attrs[attr].name : NULL);
 }
 
+/* perf's attr.type PERF_TYPE_SOFTWARE and config PERF_COUNT_SW_DUMMY */
+#define RUN_SHARD_TYPE_SOFTWARE 1u
+#define RUN_SHARD_SW_DUMMY 9u
+
+/*
+ * When a summing worker's filter may judge samples: as they are read when
+ * the event used cannot depend on which sample comes first (which differs
+ * between file and time order), that is when only one event that may be
+ * used samples at all (a dummy event samples nothing); else in delivery
+ * order, as run.c chooses the event.
+ */
+static enum sample_filter_when run_shard_when(const struct run_worker *w)
+{
+	const struct perfdata_info *info = w->info;
+	unsigned i, n = 0;
+
+	if (!w->rs->summing)
+		return SAMPLE_FILTER_DELIVERED;
+	for (i = 0; i < info->nr_attrs; i++) {
+		const struct event_attr *a = &info->attrs[i];
+
+		if (a->type == RUN_SHARD_TYPE_SOFTWARE &&
+		    a->config == RUN_SHARD_SW_DUMMY)
+			continue;
+		n += run_shard_event_ok(w, i);
+	}
+	return n == 1 ? SAMPLE_FILTER_READ : SAMPLE_FILTER_DELIVERED;
+}
+
 /* Tells the merger how far this worker has come in its output pass. */
 static void run_shard_progress(struct run_worker *w)
 {
@@ -123,6 +157,8 @@ static bool run_shard_filter(void *ctx, const struct sample_key *k)
 		w->oom = keep = true;   /* the run fails: workers may disagree */
 	else
 		keep = pick == w->index;
+	if (!w->emitting)
+		return keep;
 	if (keep) {
 		if (w->nr_pending < RUN_SHARD_PENDING)
 			w->pending[w->nr_pending++] = k->order;
@@ -225,9 +261,9 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 		run->pass_no++;         /* the progress line says which */
 	if (run->windows && source_perfdata(src))
 		perfdata_share_windows(source_perfdata(src), run->windows);
-	source_set_sample_filter(src, run_shard_filter, w);
-	resolve_begin_pass(w->res, pass);
 	w->emitting = emit && !rs->summing;
+	source_set_sample_filter(src, run_shard_filter, w, run_shard_when(w));
+	resolve_begin_pass(w->res, pass);
 	w->nr_pending = 0;
 	w->untracked = false;
 	w->seen = 0;

@@ -590,14 +590,22 @@ unsigned shards_split_pick(struct shards_split *s, int32_t tid)
 	unsigned i, best = 0;
 	void *v;
 
-	if (hashmap_get(&s->tid_worker, key, &v))
-		return (unsigned)(uintptr_t)v;
-	for (i = 1; i < s->nr; i++)
-		if (s->threads[i] < s->threads[best])
-			best = i;
-	if (hashmap_put(&s->tid_worker, key, (void *)(uintptr_t)best) < 0)
-		return UINT_MAX;
-	s->threads[best]++;
+	if (s->has_last && s->last_tid == tid)
+		return s->last_pick;
+	if (hashmap_get(&s->tid_worker, key, &v)) {
+		best = (unsigned)(uintptr_t)v;
+	} else {
+		for (i = 1; i < s->nr; i++)
+			if (s->threads[i] < s->threads[best])
+				best = i;
+		if (hashmap_put(&s->tid_worker, key,
+				(void *)(uintptr_t)best) < 0)
+			return UINT_MAX;
+		s->threads[best]++;
+	}
+	s->has_last = true;
+	s->last_tid = tid;
+	s->last_pick = best;
 	return best;
 }
 

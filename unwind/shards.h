@@ -99,6 +99,10 @@ struct shards_split {
 	struct hashmap tid_worker;      /* tid -> worker index */
 	unsigned threads[SHARDS_MAX_WORKERS]; /* given to each */
 	unsigned nr;
+	bool has_last;                  /* the last answer, for runs of one
+					 * thread's samples */
+	int32_t last_tid;
+	unsigned last_pick;
 };
 
 void shards_split_init(struct shards_split *s, unsigned nr);
