@@ -106,10 +106,6 @@ static bool run_shard_event_ok(const struct run_worker *w, unsigned attr)
 				       w->info->attrs[attr].name : NULL);
 }
 
-/* perf's attr.type PERF_TYPE_SOFTWARE and config PERF_COUNT_SW_DUMMY */
-#define RUN_SHARD_TYPE_SOFTWARE 1u
-#define RUN_SHARD_SW_DUMMY 9u
-
 /*
  * When a summing worker's filter may judge samples: as they are read when
  * the event used cannot depend on which sample comes first (which differs
@@ -124,14 +120,9 @@ static enum sample_filter_when run_shard_when(const struct run_worker *w)
 
 	if (!w->rs->summing)
 		return SAMPLE_FILTER_DELIVERED;
-	for (i = 0; i < info->nr_attrs; i++) {
-		const struct event_attr *a = &info->attrs[i];
-
-		if (a->type == RUN_SHARD_TYPE_SOFTWARE &&
-		    a->config == RUN_SHARD_SW_DUMMY)
-			continue;
-		n += run_shard_event_ok(w, i);
-	}
+	for (i = 0; i < info->nr_attrs; i++)
+		if (!event_attr_is_dummy(&info->attrs[i]))
+			n += run_shard_event_ok(w, i);
 	return n == 1 ? SAMPLE_FILTER_READ : SAMPLE_FILTER_DELIVERED;
 }
 

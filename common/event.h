@@ -90,6 +90,16 @@ struct event_attr {
 	bool file_swap;         /* the file is in the other byte order */
 };
 
+/* perf's attr.type PERF_TYPE_SOFTWARE and its config PERF_COUNT_SW_DUMMY */
+#define EVENT_TYPE_SOFTWARE 1u
+#define EVENT_SW_DUMMY 9u
+
+/* Whether a is perf's dummy event, which never samples (side-band only). */
+static inline bool event_attr_is_dummy(const struct event_attr *a)
+{
+	return a->type == EVENT_TYPE_SOFTWARE && a->config == EVENT_SW_DUMMY;
+}
+
 struct event_branch {
 	uint64_t from, to, flags;
 };

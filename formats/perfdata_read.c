@@ -281,7 +281,7 @@ static const char *pd_default_event_name(uint32_t type, uint64_t config)
 		"stalled-cycles-backend", "ref-cycles",
 	};
 
-	if (type == 1 && config < ARRAY_SIZE(sw))
+	if (type == EVENT_TYPE_SOFTWARE && config < ARRAY_SIZE(sw))
 		return sw[config];
 	if (type == 0 && (config & 0xffffffff) < ARRAY_SIZE(hw))
 		return hw[config & 0xffffffff];

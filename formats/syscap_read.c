@@ -607,7 +607,7 @@ static struct syscap_reader *sr_new(const char *name, struct err *err)
 	}
 	r->name = name;
 	r->attr.name = "cpu-clock";
-	r->attr.type = 1;       /* PERF_TYPE_SOFTWARE, cpu-clock */
+	r->attr.type = EVENT_TYPE_SOFTWARE;     /* cpu-clock */
 	r->attr.sample_type = SR_PERF_SAMPLE_BITS;
 	r->attr.sample_id_all = true;
 	r->attr.sample_period = 1;
