@@ -170,6 +170,7 @@ void perfdata_share_windows(struct perfdata_reader *r,
 /* What ws did so far (for tests). */
 struct perfdata_windows_stats {
 	uint64_t maps;          /* windows mapped */
+	uint64_t ahead;         /* of them, mapped before a reader took them */
 	uint64_t unmaps;        /* windows unmapped (not counting the end) */
 	uint64_t own_unmaps;    /* mappings of a reader's own unmapped */
 	size_t peak;            /* most windows mapped at once */

@@ -407,10 +407,14 @@ void pd_mapper_stop(struct pd_mapper *m);
 /*
  * perfdata_windows.c: pd_windows_take() returns the window [base, +len) of
  * the file open as fd, shared with the other readers (a reference held),
- * or NULL (the caller maps it itself).  pd_windows_put() gives back a
- * mapping of len bytes at p: one taken, or one the caller mapped.
+ * or NULL (the caller maps it itself).  pd_windows_ahead() maps the
+ * window [base, +len) for the readers to take unless it is mapped or being
+ * mapped already.  pd_windows_put() gives back a mapping of len bytes at
+ * p: one taken, or one the caller mapped.
  */
 void *pd_windows_take(struct perfdata_windows *ws, int fd, uint64_t base,
+		      size_t len);
+void pd_windows_ahead(struct perfdata_windows *ws, int fd, uint64_t base,
 		      size_t len);
 void pd_windows_put(struct perfdata_windows *ws, void *p, size_t len);
 
