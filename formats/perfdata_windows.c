@@ -20,8 +20,8 @@
  * early, once more than PD_WINDOWS_IDLE windows nobody holds are kept: the
  * oldest (lowest offset) goes first, when a window is given back.  So
  * memory stays bounded whatever the readers do (the windows held, that
- * many idle and one mapped ahead); a reader that finds its window gone
- * maps it again.
+ * many idle and one mapped ahead of each reader); a reader that finds its
+ * window gone maps it again.
  */
 #include <pthread.h>
 #include <stdlib.h>
