@@ -9,7 +9,7 @@
 /*
  * The heap grows 16 MiB at a time rather than 128 KiB (glibc's default):
  * the arena of each worker thread grows by mprotect(), which on the
- * bench's large capture at -j2 took 578 calls, 18 with this; the pages
+ * bench's large capture at -j2 took 578 calls, 15 with this; the pages
  * are only address space until touched, so the peak RSS does not change.
  */
 #define MAIN_HEAP_STEP (16 << 20)
