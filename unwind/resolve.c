@@ -190,6 +190,53 @@ static const struct sym_loc *resolve_user_addr(struct resolve *r,
 	return symbolize_user(&r->sym, m->mod, m->mod->path, rel);
 }
 
+static bool resolve_name_starts(const struct sym_loc *loc, const char *pfx)
+{
+	const char *name = loc && loc->nr ? loc->e[0].name : NULL;
+
+	return name && !strncmp(name, pfx, strlen(pfx));
+}
+
+/*
+ * Whether a kernel frame was an interrupt or exception entry (x86's
+ * idtentry stubs).  The kernel's unwinder reports the address such an
+ * entry interrupted next, an exact address, not a return address.
+ */
+static bool resolve_is_irq_entry(const struct sym_loc *loc)
+{
+	static const char *const entries[] = {
+		"asm_exc_", "asm_sysvec_", "asm_common_interrupt",
+		"asm_spurious_interrupt",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(entries); i++)
+		if (resolve_name_starts(loc, entries[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The symbols of kernel callchain entry ip.  Return addresses are looked
+ * up one byte back, inside the call.  Exact addresses are not: the first
+ * entry and the one after an interrupt entry.  A call is never in the
+ * padding before a function (the __pfx_ symbols of kernels built with
+ * function padding), so an entry that would land there is an address
+ * interrupted at a function's first byte and is looked up as it is.
+ */
+static const struct sym_loc *resolve_kernel_addr(struct resolve *r,
+						 uint64_t ip, bool exact)
+{
+	const struct sym_loc *loc;
+
+	if (exact)
+		return symbolize_kernel(&r->sym, ip);
+	loc = symbolize_kernel(&r->sym, ip - 1);
+	if (resolve_name_starts(loc, "__pfx_"))
+		return symbolize_kernel(&r->sym, ip);
+	return loc;
+}
+
 /*
  * Appends the recorded callchain's entries of one context (kernel or
  * user); returns the number appended or -1.
@@ -199,12 +246,12 @@ static int resolve_callchain(struct resolve *r, const struct event *ev,
 			     uint32_t *nr)
 {
 	const struct event_sample *s = &ev->sample;
+	const struct sym_loc *loc = NULL;
 	uint64_t ctx = 0, i;
 	int n = 0;
 
 	for (i = 0; i < s->callchain_nr; i++) {
-		uint64_t ip = s->callchain[i], look;
-		const struct sym_loc *loc;
+		uint64_t ip = s->callchain[i];
 
 		if (ip >= EVENT_CONTEXT_MAX) {
 			ctx = ip;
@@ -214,10 +261,13 @@ static int resolve_callchain(struct resolve *r, const struct event *ev,
 			     ctx != EVENT_CONTEXT_USER)
 			continue;
 		/* The first entry of a context is exact, the rest are
-		 * return addresses. */
-		look = n == 0 ? ip : ip - 1;
-		loc = kernel ? symbolize_kernel(&r->sym, look) :
-			       resolve_user_addr(r, ev, maps, look);
+		 * return addresses (but see resolve_kernel_addr()). */
+		if (kernel)
+			loc = resolve_kernel_addr(r, ip, n == 0 ||
+						  resolve_is_irq_entry(loc));
+		else
+			loc = resolve_user_addr(r, ev, maps,
+						n == 0 ? ip : ip - 1);
 		if (resolve_push(r, nr, ip, kernel ? FRAME_KERNEL :
 					   n == 0 ? FRAME_SAMPLE :
 						    FRAME_CALLCHAIN,
