@@ -19,54 +19,49 @@
 #include "common/hashmap.h"
 #include "common/mem.h"
 #include "common/msort.h"
+#include "unwind/a2l_index.h"
+#include "unwind/a2l_internal.h"
 #include "unwind/dwimage.h"
 #include "unwind/module.h"
 #include "unwind/symtab.h"
 
 #define A2L_MAX_DEPTH 128
 
-struct a2l_func {
-	uint64_t low, high;       /* lowest and highest address of ranges */
-	uint64_t high_mark;       /* highest high of it and all before it */
-	uint32_t first_range, nr_ranges;
-	int32_t parent;           /* enclosing function, -1 for none */
-	uint32_t idx;             /* DIE order: the later DIE wins a tie */
-	const char *name;
-	bool is_linkage;
-	bool inlined;             /* DW_TAG_inlined_subroutine */
-};
-
-struct a2l_cu {
-	struct a2l_func *f;
-	size_t nr, alloc;
-	uint64_t *ranges;         /* pairs: low, high */
-	size_t nr_ranges, alloc_ranges;
-	uint32_t *order;          /* f with ranges, by (low, high, idx) */
-	size_t nr_order;
-	int lang;
-};
-
 struct a2l {
 	Dwarf *dw;
-	struct hashmap cus;       /* CU DIE offset -> struct a2l_cu */
+	bool dw_tried;
+	struct a2l_index *idx;    /* the stored tables, or NULL: libdw's */
+	/* unit number in idx, else CU DIE offset -> struct a2l_cu */
+	struct hashmap cus;
 };
 
-void a2l_free(struct a2l *a)
+void a2l_cu_free(struct a2l_cu *cu)
+{
+	free(cu->f);
+	free(cu->ranges);
+	free(cu->order);
+}
+
+/* Frees the unit tables made and the index they came from. */
+static void a2l_release_units(struct a2l *a)
 {
 	size_t pos = 0;
 	void *v;
 
-	if (!a)
-		return;
 	while (hashmap_iter(&a->cus, &pos, NULL, &v)) {
-		struct a2l_cu *cu = v;
-
-		free(cu->f);
-		free(cu->ranges);
-		free(cu->order);
-		free(cu);
+		a2l_cu_free(v);
+		free(v);
 	}
 	hashmap_release(&a->cus);
+	a2l_index_free(a->idx);
+	a->idx = NULL;
+}
+
+void a2l_free(struct a2l *a)
+{
+	if (!a)
+		return;
+	a2l_release_units(a);
 	free(a);
 }
 
@@ -256,9 +251,7 @@ static struct a2l_cu *a2l_cu_get(struct a2l *a, Dwarf_Die *cudie)
 		goto fail;
 	return cu;
 fail:
-	free(cu->f);
-	free(cu->ranges);
-	free(cu->order);
+	a2l_cu_free(cu);
 	free(cu);
 	return NULL;
 }
@@ -307,6 +300,204 @@ static const struct a2l_func *a2l_find_func(const struct a2l_cu *cu,
 	return best;
 }
 
+static inline bool a2l_u64_before(const uint64_t *a, const uint64_t *b)
+{
+	return *a < *b;
+}
+
+MSORT_DEFINE(a2l_sort_u64, uint64_t, a2l_u64_before)
+
+/*
+ * The points where dwarf_addrdie()'s answer can change: each address
+ * range's start, start + 1 and end (a2l_index.h), sorted, without
+ * repeats, into *pts; returns their count, or 0.
+ */
+static size_t a2l_index_points(Dwarf *dw, uint64_t **pts)
+{
+	Dwarf_Aranges *ar;
+	size_t n, i, nr = 0, k;
+	uint64_t *p;
+
+	*pts = NULL;
+	if (dwarf_getaranges(dw, &ar, &n) != 0 || !n || n > SIZE_MAX / 8)
+		return 0;
+	p = mem_array(3 * n + 3 * n / 2 + 2, sizeof(*p));
+	if (!p)
+		return 0;
+	for (i = 0; i < n; i++) {
+		Dwarf_Arange *r = dwarf_onearange(ar, i);
+		Dwarf_Addr start;
+		Dwarf_Word len;
+
+		if (!r || dwarf_getarangeinfo(r, &start, &len, NULL) != 0) {
+			free(p);
+			return 0;
+		}
+		p[nr++] = start;
+		if (start + 1 > start)
+			p[nr++] = start + 1;
+		if (start + len > start)
+			p[nr++] = start + len;
+	}
+	a2l_sort_u64(p, nr, p + nr);
+	for (i = k = 0; i < nr; i++)
+		if (!k || p[i] != p[k - 1])
+			p[k++] = p[i];
+	*pts = p;
+	return k;
+}
+
+/*
+ * Builds the tables of every unit dwarf_addrdie() reaches in a->dw and
+ * stores them with the map from addresses to units (a2l_index.h).  The
+ * tables stay in a->cus for this run.
+ */
+static void a2l_index_build(struct a2l *a, const struct a2l_index_src *src)
+{
+	struct a2l_index_ivl *ivl = NULL;
+	const struct a2l_cu **units = NULL;
+	struct hashmap unit_of = { 0 };  /* CU DIE offset -> unit + 1 */
+	size_t nr_pts, nr_ivl = 0, nr_units = 0, alloc_units = 0, i;
+	uint64_t *pts;
+
+	nr_pts = a2l_index_points(a->dw, &pts);
+	if (!nr_pts)
+		return;
+	ivl = mem_array(nr_pts, sizeof(*ivl));
+	if (!ivl)
+		goto out;
+	for (i = 0; i < nr_pts; i++) {
+		Dwarf_Die cudie;
+		int64_t unit = -1;
+		void *v;
+
+		if (dwarf_addrdie(a->dw, pts[i], &cudie)) {
+			uint64_t off = dwarf_dieoffset(&cudie);
+			const struct a2l_cu *cu;
+
+			if (hashmap_get(&unit_of, off, &v)) {
+				unit = (int64_t)(uintptr_t)v - 1;
+			} else {
+				cu = a2l_cu_get(a, &cudie);
+				if (!cu || mem_grow(&units, &alloc_units,
+						    sizeof(*units),
+						    nr_units + 1) < 0)
+					goto out;
+				units[nr_units] = cu;
+				unit = (int64_t)nr_units++;
+				if (hashmap_put(&unit_of, off,
+						(void *)(uintptr_t)(unit + 1)) < 0)
+					goto out;
+			}
+		}
+		if (nr_ivl && ivl[nr_ivl - 1].cu == unit)
+			continue;
+		ivl[nr_ivl].start = pts[i];
+		ivl[nr_ivl++].cu = unit;
+	}
+	a2l_index_store(src, ivl, nr_ivl, units, nr_units);
+out:
+	hashmap_release(&unit_of);
+	free(units);
+	free(ivl);
+	free(pts);
+}
+
+/* What m->syms_elf's index is found by; false without a build-id. */
+static bool a2l_index_src(struct module *m, struct a2l_index_src *src)
+{
+	size_t raw_size = 0;
+
+	memset(src, 0, sizeof(*src));
+	src->bid_len = module_elf_build_id(m->syms_elf, src->bid,
+					   sizeof(src->bid));
+	if (!src->bid_len || !elf_rawfile(m->syms_elf, &raw_size))
+		return false;
+	src->raw_size = raw_size;
+	return true;
+}
+
+/* m's addr2line state: the stored index, else libdw's DWARF (building
+ * the index when there is a cache to keep it in). */
+static struct a2l *a2l_open(struct module *m)
+{
+	struct a2l_index_src src;
+	struct a2l *a = mem_zalloc(1, sizeof(*a));
+	bool keyed;
+
+	if (!a)
+		return NULL;
+	m->a2l = a;
+	keyed = m->syms_elf && a2l_index_wanted() && a2l_index_src(m, &src);
+	if (keyed)
+		a->idx = a2l_index_load(&src);
+	if (a->idx)
+		return a;
+	a->dw = module_dwarf(m, m->syms_elf);
+	a->dw_tried = true;
+	if (a->dw && keyed)
+		a2l_index_build(a, &src);
+	return a;
+}
+
+/*
+ * The table of the unit holding addr, from the index, into *cu (NULL when
+ * no unit holds it); false when the stored unit is damaged (or memory ran
+ * out).
+ */
+static bool a2l_index_cu(struct a2l *a, uint64_t addr,
+			 const struct a2l_cu **out)
+{
+	int64_t unit = a2l_index_find(a->idx, addr);
+	struct a2l_cu *cu;
+	void *v;
+
+	*out = NULL;
+	if (unit < 0)
+		return true;
+	if (hashmap_get(&a->cus, (uint64_t)unit, &v)) {
+		*out = v;
+		return true;
+	}
+	cu = mem_zalloc(1, sizeof(*cu));
+	if (!cu)
+		return false;
+	if (!a2l_index_unit(a->idx, unit, cu) ||
+	    hashmap_put(&a->cus, (uint64_t)unit, cu) < 0) {
+		a2l_cu_free(cu);
+		free(cu);
+		return false;
+	}
+	*out = cu;
+	return true;
+}
+
+/* Drops the units taken from the index and the index: libdw's tables
+ * from now on. */
+static void a2l_index_drop(struct module *m, struct a2l *a)
+{
+	a2l_release_units(a);
+	if (!a->dw_tried)
+		a->dw = module_dwarf(m, m->syms_elf);
+	a->dw_tried = true;
+}
+
+/* Whether addr2line finds a line for addr in its unit, by libdw. */
+static bool a2l_has_line(struct module *m, struct a2l *a, uint64_t addr)
+{
+	Dwarf_Die cudie;
+
+	if (!a->dw_tried) {
+		a->dw = module_dwarf(m, m->syms_elf);
+		a->dw_tried = true;
+	}
+	if (!a->dw || !dwarf_addrdie(a->dw, addr, &cudie))
+		return false;
+	/* the line table is inflated when needed */
+	(void)dwimage_need_lines(module_dwarf_image(m, m->syms_elf));
+	return dwarf_getsrc_die(&cudie, addr) != NULL;
+}
+
 unsigned a2l_lookup(struct module *m, uint64_t addr, const char **names)
 {
 	const struct a2l_func *func = NULL;
@@ -314,17 +505,22 @@ unsigned a2l_lookup(struct module *m, uint64_t addr, const char **names)
 	struct a2l *a = m->a2l;
 	Dwarf_Die cudie;
 	const char *fallback;
-	bool found = false;
+	bool found = false, in_unit = false;
 	unsigned n = 1;
 
 	if (!a) {
-		a = mem_zalloc(1, sizeof(*a));
+		a = a2l_open(m);
 		if (!a)
 			return 0;
-		a->dw = module_dwarf(m, m->syms_elf);
-		m->a2l = a;
 	}
-	if (a->dw && dwarf_addrdie(a->dw, addr, &cudie)) {
+	if (a->idx && !a2l_index_cu(a, addr, &cu))
+		a2l_index_drop(m, a);
+	if (a->idx) {
+		in_unit = cu != NULL;
+		if (cu)
+			func = a2l_find_func(cu, addr);
+		found = func != NULL;
+	} else if (a->dw && dwarf_addrdie(a->dw, addr, &cudie)) {
 		cu = a2l_cu_get(a, &cudie);
 		if (cu)
 			func = a2l_find_func(cu, addr);
@@ -339,6 +535,8 @@ unsigned a2l_lookup(struct module *m, uint64_t addr, const char **names)
 		fallback = symtab_bfd_function(m->symtab, addr);
 		if (fallback)
 			found = true;
+		else if (!found && in_unit)
+			found = a2l_has_line(m, a, addr);
 		names[0] = fallback ? fallback : func ? func->name : NULL;
 	}
 	if (!found)

@@ -1,9 +1,11 @@
 #!/bin/bash
 # dwcache.sh - the decompressed-DWARF cache (unwind/dwcache.c) on a program
 # built here with compressed debug sections:
-#   - the first run stores the image, later runs map it; inline chains
-#     equal addr2line's either way, and conversions are byte-identical
-#     with the cache, without it and at -j1/-j2;
+#   - the first run stores the image and addr2line's function tables
+#     (unwind/a2l_index.c), later runs map them; inline chains equal
+#     addr2line's either way, and conversions are byte-identical with the
+#     cache, without it and at -j1/-j2; the tables alone name inline
+#     frames; cut or damaged tables are not used;
 #   - a stored file that is cut or whose trailer does not match is not
 #     used (and is replaced); a cache that cannot be written changes
 #     nothing but the count of failed stores;
@@ -81,11 +83,45 @@ for j in 1 2; do
 	restack_clean convert -j$j --dwarf-cache "$dc" \
 		--stats-json "$T/r$j.json" "$T/big.data" -o "$T/r$j.folded"
 	r=$(counts "$T/r$j.json")
-	case $r in [1-9]*" 0 0") ok "-j$j reads the stored image" ;;
-	*) fail "-j$j reads the stored image" "read, written, failed: $r" ;; esac
+	case $r in [1-9]*" 0 0") ok "-j$j reads the stored files" ;;
+	*) fail "-j$j reads the stored files" "read, written, failed: $r" ;; esac
 	same_file "$T/none.folded" "$T/r$j.folded" \
-		"-j$j from the stored image: the same bytes"
+		"-j$j from the stored files: the same bytes"
 done
+
+# --- addr2line's function tables (unwind/a2l_index.c) ---
+ix=$(ls "$dc/$bid"-*.a2l 2>/dev/null)
+check "the first conversion stored big's function tables" test -s "$ix"
+# without the image: the tables alone name the inline frames
+mv "$dc/$bid"-*.dwimg "$T/img.saved"
+restack_clean convert --dwarf-cache "$dc" --stats-json "$T/ix1.json" \
+	"$T/big.data" -o "$T/ix1.folded"
+is "$(counts "$T/ix1.json" | cut -d' ' -f2-)" "0 0" \
+	"the tables alone: no image built or stored"
+same_file "$T/none.folded" "$T/ix1.folded" "the tables alone: the same bytes"
+mv "$T/img.saved" "$(echo "$ix" | sed 's/\.a2l$/.dwimg/')"
+# a cut index is not used, and is stored again
+isize=$(stat -c %s "$ix")
+truncate -s $((isize / 2)) "$ix"
+restack_clean convert --dwarf-cache "$dc" --stats-json "$T/ix2.json" \
+	"$T/big.data" -o "$T/ix2.folded"
+is "$(counts "$T/ix2.json" | cut -d' ' -f2-)" "1 0" \
+	"a cut index: not used, stored again"
+same_file "$T/none.folded" "$T/ix2.folded" "a cut index: the same bytes"
+is "$(stat -c %s "$ix")" "$isize" "the index is whole again"
+# units whose functions lie outside the file: libdw's tables instead
+python3 - "$ix" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+nr_ivl, nr_units = struct.unpack_from('<QQ', b, 88)
+for i in range(nr_units):
+    struct.pack_into('<Q', b, 144 + 16 * nr_ivl + 56 * i, 1 << 40)
+open(sys.argv[1], 'wb').write(b)
+PY
+restack_clean convert --dwarf-cache "$dc" "$T/big.data" -o "$T/ix3.folded"
+same_file "$T/none.folded" "$T/ix3.folded" \
+	"an index with damaged units: libdw's tables, the same bytes"
+rm -f "$ix"
 
 # the default directory: ~/.cache/restack/dwarf (HOME=$T/home)
 restack_clean convert "$T/big.data" -o "$T/def.folded"
@@ -102,15 +138,19 @@ size=$(stat -c %s "$f")
 last=$(od -An -tu1 -j $((size - 1)) -N1 "$f" | tr -d ' ')
 printf "\\$(printf %03o $((last ^ 255)))" |
 	dd of="$f" bs=1 seek=$((size - 1)) conv=notrunc 2>/dev/null
+# (big's function tables are removed first, or nothing would read the
+# image: the tables and the image are stored again)
+rm -f "$dc/$bid"-*.a2l
 restack_clean convert --dwarf-cache "$dc" --stats-json "$T/bad1.json" \
 	"$T/big.data" -o "$T/bad1.folded"
-is "$(counts "$T/bad1.json" | cut -d' ' -f2-)" "1 0" \
+is "$(counts "$T/bad1.json" | cut -d' ' -f2-)" "2 0" \
 	"a changed trailer: not read, stored again"
 same_file "$T/none.folded" "$T/bad1.folded" "a changed trailer: the same bytes"
 truncate -s $((size / 2)) "$f"
+rm -f "$dc/$bid"-*.a2l
 restack_clean convert --dwarf-cache "$dc" --stats-json "$T/bad2.json" \
 	"$T/big.data" -o "$T/bad2.folded"
-is "$(counts "$T/bad2.json" | cut -d' ' -f2-)" "1 0" \
+is "$(counts "$T/bad2.json" | cut -d' ' -f2-)" "2 0" \
 	"a cut file: not read, stored again"
 same_file "$T/none.folded" "$T/bad2.folded" "a cut file: the same bytes"
 is "$(stat -c %s "$f")" "$size" "the stored file is whole again"

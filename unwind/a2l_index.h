@@ -1,0 +1,80 @@
+/*
+ * a2l_index.h - addr2line's function tables of a whole file, kept in the
+ * DWARF cache's directory (dwcache.h) between runs.
+ *
+ * Finding an address's compile unit through libdw (dwarf_addrdie()) makes
+ * libdw read every unit header of the file first, and libc's 2000 units
+ * cost a short run 3 ms, and as much again to free; each unit's table is
+ * then built by walking its DIEs.  So the first run that names inline
+ * frames of a file with a build-id builds the tables of every unit that
+ * .debug_aranges reaches, with the map from addresses to units that
+ * dwarf_addrdie() follows, and stores them as DIR/<build-id>-<size>.a2l;
+ * later runs map that file and need no libdw for the file at all (but for
+ * an address in a unit with neither a function nor a symbol for it: then
+ * only the line table tells whether addr2line finds anything).
+ *
+ * The map is exact: dwarf_addrdie() searches the sorted address ranges by
+ * comparing an address with each range's start, start + 1 and end, so
+ * its answer is the same between consecutive such points; the index asks
+ * libdw once at each point and keeps the answers as intervals.
+ *
+ * An index carries its build-id, the size of the file it was made from
+ * and the version of the rules that made it; a file that does not match
+ * or is cut is not used, and every offset in it is checked before use.
+ * Nothing here changes what a run outputs.
+ *
+ * Ownership: a2l_index_load() returns a mapping the caller frees with
+ * a2l_index_free(); it is read-only.
+ */
+#ifndef RESTACK_UNWIND_A2L_INDEX_H
+#define RESTACK_UNWIND_A2L_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct a2l_cu;
+struct a2l_index;
+
+/* What an index is found by: the file whose DWARF it was made from. */
+struct a2l_index_src {
+	uint8_t bid[64];
+	uint32_t bid_len;
+	uint64_t raw_size;
+};
+
+/* One interval of the address map: [start, next one's start) is in unit
+ * cu (a number into the stored units), or in none (-1). */
+struct a2l_index_ivl {
+	uint64_t start;
+	int64_t cu;
+};
+
+/* The stored index of src, or NULL. */
+struct a2l_index *a2l_index_load(const struct a2l_index_src *src);
+
+void a2l_index_free(struct a2l_index *x);
+
+/* The unit number of address addr, or -1 when dwarf_addrdie() finds none. */
+int64_t a2l_index_find(const struct a2l_index *x, uint64_t addr);
+
+/*
+ * Unit cu's table into *out (arrays owned by *out, names in the index's
+ * mapping); false when the stored unit is not whole.
+ */
+bool a2l_index_unit(const struct a2l_index *x, int64_t cu,
+		    struct a2l_cu *out);
+
+/*
+ * Stores the index of src: nr_ivl intervals (by start) and nr_cus unit
+ * tables (NULL for a unit libdw could not read: addresses in it find no
+ * unit).  Failures only count (dwcache.h).
+ */
+void a2l_index_store(const struct a2l_index_src *src,
+		     const struct a2l_index_ivl *ivl, size_t nr_ivl,
+		     const struct a2l_cu *const *cus, size_t nr_cus);
+
+/* Whether an index of src could be stored: a cache directory exists. */
+bool a2l_index_wanted(void);
+
+#endif
