@@ -2,7 +2,8 @@
 # symbolize.sh - restack names frames as perf script does: perf asks
 # binutils addr2line for inline chains, so restack's chains (a2l.c) must
 # be addr2line's, address for address, on real Debian libraries (with and
-# without separate debuginfo) and on binaries built here.
+# without separate debuginfo, from libdw and from the function tables a
+# first run stored) and on binaries built here.
 . "$(dirname "$0")/lib.sh"
 
 command -v addr2line >/dev/null || skip_all "binutils addr2line is needed"
@@ -17,6 +18,12 @@ dbg=/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug
 if [ -f "$dbg" ]; then
 	check "libc with its debuginfo: chains equal addr2line's" \
 		python3 "$cmp" "$RESTACK" "$libc" "$dbg" 3000
+	# that run stored addr2line's function tables (unwind/a2l_index.c):
+	# the next one names from them, other addresses
+	check "libc's function tables stored" \
+		test -s "$XDG_CACHE_HOME/restack/dwarf/$bid-$(stat -L -c %s "$dbg").a2l"
+	check "libc from the stored tables: chains equal addr2line's" \
+		python3 "$cmp" "$RESTACK" "$libc" "$dbg" 3000 11
 else
 	skip "libc with its debuginfo" "libc6-dbg is not installed"
 fi
