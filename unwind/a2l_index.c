@@ -334,9 +334,12 @@ static void a2lx_put_unit(struct a2lx_out *o, const struct a2l_cu *cu)
 
 		strbuf_add(&o->funcs, &s, sizeof(s));
 	}
-	strbuf_add(&o->ranges, cu->ranges,
-		   2 * cu->nr_ranges * sizeof(*cu->ranges));
-	strbuf_add(&o->order, cu->order, cu->nr_order * sizeof(*cu->order));
+	if (cu->nr_ranges)   /* a unit without any has no array */
+		strbuf_add(&o->ranges, cu->ranges,
+			   2 * cu->nr_ranges * sizeof(*cu->ranges));
+	if (cu->nr_order)
+		strbuf_add(&o->order, cu->order,
+			   cu->nr_order * sizeof(*cu->order));
 }
 
 static void a2lx_out_release(struct a2lx_out *o)
