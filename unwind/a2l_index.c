@@ -26,7 +26,6 @@
 #include "common/strbuf.h"
 #include "unwind/a2l_internal.h"
 #include "unwind/dwcache.h"
-#include "unwind/module.h"
 
 #define A2LX_MAGIC "RSTKA2L1"
 /*
@@ -76,15 +75,8 @@ struct a2l_index {
 /* <build-id>-<size>.a2l in buf; false when it does not fit. */
 static bool a2lx_name(const struct a2l_index_src *src, char *buf, size_t len)
 {
-	char hex[2 * sizeof(src->bid) + 1];
-	int n;
-
-	if (!src->bid_len || src->bid_len > sizeof(src->bid))
-		return false;
-	module_build_id_hex(src->bid, src->bid_len, hex);
-	n = snprintf(buf, len, "%s-%llu.a2l", hex,
-		     (unsigned long long)src->raw_size);
-	return n > 0 && (size_t)n < len;
+	return dwcache_bid_name(src->bid, src->bid_len, src->raw_size, "a2l",
+				buf, len);
 }
 
 static void a2lx_fill_hdr(struct a2lx_hdr *h, const struct a2l_index_src *src)

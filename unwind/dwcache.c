@@ -104,18 +104,25 @@ static void dwcache_count(unsigned *counter)
 	pthread_mutex_unlock(&dwcache_lock);
 }
 
+bool dwcache_bid_name(const uint8_t *bid, unsigned bid_len, uint64_t size,
+		      const char *ext, char *buf, size_t len)
+{
+	char hex[2 * 64 + 1];
+	int n;
+
+	if (!bid_len || bid_len > 64)
+		return false;
+	module_build_id_hex(bid, bid_len, hex);
+	n = snprintf(buf, len, "%s-%llu.%s", hex, (unsigned long long)size,
+		     ext);
+	return n > 0 && (size_t)n < len;
+}
+
 /* <build-id>-<size>.dwimg in buf; false when it does not fit. */
 static bool dwcache_name(const struct dwcache_key *key, char *buf, size_t len)
 {
-	char hex[2 * sizeof(key->bid) + 1];
-	int n;
-
-	if (!key->bid_len || key->bid_len > sizeof(key->bid))
-		return false;
-	module_build_id_hex(key->bid, key->bid_len, hex);
-	n = snprintf(buf, len, "%s-%llu.dwimg", hex,
-		     (unsigned long long)key->raw_size);
-	return n > 0 && (size_t)n < len;
+	return dwcache_bid_name(key->bid, key->bid_len, key->raw_size,
+				"dwimg", buf, len);
 }
 
 /* DIR/name in buf; false without a cache or when it does not fit. */

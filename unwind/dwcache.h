@@ -87,6 +87,14 @@ void dwcache_write(struct dwcache_file *f, const void *p, uint64_t len,
 		   uint64_t off);
 void dwcache_finish(struct dwcache_file *f);
 
+/*
+ * <build-id in hex>-<size>.<ext> in buf, the name of a file kept for the
+ * file with that build-id (at most 64 bytes) and size; false when it does
+ * not fit.
+ */
+bool dwcache_bid_name(const uint8_t *bid, unsigned bid_len, uint64_t size,
+		      const char *ext, char *buf, size_t len);
+
 /* NAME in the directory opened read-only: a descriptor the caller
  * closes, or -1. */
 int dwcache_open(const char *name);
