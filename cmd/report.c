@@ -185,6 +185,14 @@ static void report_run(struct strbuf *sb, const struct run *run)
 	report_u64(sb, "other_event_samples", run->other_event_samples);
 	report_u64(sb, "passes", run->passes);
 	report_u64(sb, "workers", run->jobs);
+	report_key(sb, "worker_samples");
+	strbuf_addch(sb, '[');
+	for (i = 0; i < run->jobs; i++)
+		strbuf_addf(sb, "%llu,", (unsigned long long)(
+				    run->jobs > 1 ? run->worker_samples[i] :
+						    st->samples));
+	report_close(sb, ']');
+	strbuf_addch(sb, ',');
 	report_key(sb, "end_reasons");
 	strbuf_addch(sb, '{');
 	for (i = 0; i < END_REASON__COUNT; i++)

@@ -850,7 +850,7 @@ done:
 		struct pool *pool = run->pool;
 
 		run->pool = NULL;
-		if (pool_finish(pool) < 0) {
+		if (pool_finish(pool, run->worker_samples) < 0) {
 			cmd_error("%s: out of memory", run->path);
 			return -1;
 		}
@@ -875,7 +875,7 @@ done:
 void run_free(struct run *run)
 {
 	if (run->pool)
-		pool_finish(run->pool);
+		pool_finish(run->pool, NULL);
 	if (run->res_ready)
 		resolve_release(&run->res);
 	if (run->kallsyms_shared)

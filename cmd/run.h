@@ -140,6 +140,8 @@ struct run {
 	bool sharded;                    /* -j > 1 on a file: run_shard.c */
 	struct perfdata_windows *windows; /* its readers' shared windows */
 	unsigned jobs;                   /* workers used (1: no pool) */
+	uint64_t worker_samples[POOL_MAX_WORKERS]; /* -j > 1: the samples
+						    * each resolved */
 	bool progress, progress_shown;   /* stderr is a terminal */
 	unsigned pass_no;                /* passes started */
 	double progress_at;

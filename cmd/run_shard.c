@@ -23,9 +23,13 @@
  * leaves behind are still mapped when the others get there.  And, as no
  * order is merged, the filter may judge the samples as they are read
  * (SAMPLE_FILTER_READ): the others' samples then skip the reader's
- * ordering queue, which is most of what a worker does with them.  The
- * threads are then given out in file order rather than time order, alike
- * in every worker all the same.
+ * ordering queue, which is most of what a worker does with them.  Only a
+ * thread that has no worker yet has its samples kept as read and judged
+ * when delivered (SAMPLE_ASK_AGAIN), so threads are given out in time
+ * order all the same.  In file order they would not be: perf writes each
+ * CPU's buffer in turn, and a busy thread's samples can come before the
+ * main thread's first, which sent both busy threads of the bench's large
+ * capture to one worker.
  */
 #include <limits.h>
 #include <stdatomic.h>
@@ -134,33 +138,37 @@ static void run_shard_progress(struct run_worker *w)
 				w->nr_pending ? w->pending[0] : w->seen);
 }
 
-static bool run_shard_filter(void *ctx, const struct sample_key *k)
+static enum sample_verdict run_shard_filter(void *ctx,
+					    const struct sample_key *k)
 {
 	struct run_worker *w = ctx;
-	unsigned pick;
+	unsigned pick = 0;
 	bool keep;
 
 	if (w->chosen < 0 && run_shard_event_ok(w, k->attr))
 		w->chosen = (int)k->attr;
 	if ((int)k->attr != w->chosen)
 		keep = w->index == 0;
-	else if ((pick = shards_split_pick(&w->split, k->tid)) == UINT_MAX)
+	else if (k->as_read && !shards_split_find(&w->split, k->tid, &pick))
+		return SAMPLE_ASK_AGAIN;        /* given out in time order */
+	else if (!k->as_read &&
+		 (pick = shards_split_pick(&w->split, k->tid)) == UINT_MAX)
 		w->oom = keep = true;   /* the run fails: workers may disagree */
 	else
 		keep = pick == w->index;
 	if (!w->emitting)
-		return keep;
+		return keep ? SAMPLE_KEEP : SAMPLE_DROP;
 	if (keep) {
 		if (w->nr_pending < RUN_SHARD_PENDING)
 			w->pending[w->nr_pending++] = k->order;
 		else
 			w->untracked = true;
-		return true;
+		return SAMPLE_KEEP;
 	}
 	if (k->order >= w->seen)
 		w->seen = k->order + 1;
 	run_shard_progress(w);
-	return false;
+	return SAMPLE_DROP;
 }
 
 /* The worker is done with ev. */
@@ -380,6 +388,7 @@ static int run_shard_finish(struct run_shard *rs, bool ok)
 		else if (w->sink && sinks->join(run->fn_ctx, w->sink) < 0)
 			rc = -1;
 
+		run->worker_samples[i] = w->res->stats.samples;
 		run->retried += w->deferred;
 		run->other_event_samples += w->other_event_samples;
 		if (i > 0 && w->own_ready) {

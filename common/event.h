@@ -247,10 +247,27 @@ struct sample_key {
 	unsigned attr;          /* index of the event */
 	int32_t pid, tid;       /* -1 when the samples do not say */
 	uint64_t order;         /* as event.order */
+	/*
+	 * Asked as the sample is read (SAMPLE_FILTER_READ) and queued for
+	 * time order: the filter may put off its answer (SAMPLE_ASK_AGAIN).
+	 */
+	bool as_read;
 };
 
-/* true: deliver the sample; false: drop it. */
-typedef bool (*sample_filter_fn)(void *ctx, const struct sample_key *k);
+/* What a sample filter answers. */
+enum sample_verdict {
+	SAMPLE_DROP,
+	SAMPLE_KEEP,
+	/*
+	 * Only when k->as_read: keep the sample for now and ask again, with
+	 * as_read false, when it is next to be delivered (in time order);
+	 * then it must decide.  Elsewhere it means SAMPLE_KEEP.
+	 */
+	SAMPLE_ASK_AGAIN,
+};
+
+typedef enum sample_verdict (*sample_filter_fn)(void *ctx,
+						const struct sample_key *k);
 
 /*
  * When a filter is asked about a sample:
@@ -263,7 +280,9 @@ typedef bool (*sample_filter_fn)(void *ctx, const struct sample_key *k);
  *   counts records as they are read, and the event.order of what is
  *   delivered matches no other reader's; the events delivered, and their
  *   sequence, are still those of a reader without the filter, less the
- *   samples dropped.
+ *   samples dropped.  A sample the filter puts off is asked about again
+ *   in delivery order (and those a reader does not queue, which come in
+ *   file order, are asked once, with as_read false).
  */
 enum sample_filter_when {
 	SAMPLE_FILTER_DELIVERED,

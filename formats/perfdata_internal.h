@@ -209,6 +209,8 @@ struct pd_qent {
 	uint16_t attr;          /* attr index, for prefetching; or
 				 * PD_QENT_NO_ATTR */
 	bool has_key;           /* a sample, and pid and tid are known */
+	bool ask_again;         /* the filter put its answer off until
+				 * delivery (SAMPLE_ASK_AGAIN) */
 	int32_t pid, tid;       /* a sample's, -1 when it has none */
 };
 

@@ -1304,36 +1304,47 @@ void perfdata_set_sample_filter(struct perfdata_reader *r,
 	r->judged = false;
 }
 
-/* SAMPLE_FILTER_READ: whether the filter keeps q, just read. */
+/*
+ * SAMPLE_FILTER_READ: whether the filter keeps q, just read; queued: it
+ * goes to the ordering queue, so the filter may put its answer off until
+ * q is delivered (q->ask_again).
+ */
 static bool pd_filter_keeps_read(struct perfdata_reader *r,
-				 const struct pd_qent *q)
+				 struct pd_qent *q, bool queued)
 {
 	struct sample_key k;
+	enum sample_verdict v;
 
 	if (!r->filter_as_read || !r->filter || !pd_sample_key(r, q, &k))
 		return true;
 	k.order = r->order;
-	return r->filter(r->filter_ctx, &k);
+	k.as_read = queued;
+	v = r->filter(r->filter_ctx, &k);
+	q->ask_again = queued && v == SAMPLE_ASK_AGAIN;
+	return v != SAMPLE_DROP;
 }
 
 /*
- * SAMPLE_FILTER_DELIVERED: whether the filter keeps q, the queue's next
- * record, ready to be delivered (so its order is r->order).  Asks once per
- * record: the record after the one delivered is asked about in advance
- * (see perfdata_next()).
+ * Whether the filter keeps q, the queue's next record, ready to be
+ * delivered (so its order is r->order): asked here with
+ * SAMPLE_FILTER_DELIVERED, and for the samples a SAMPLE_FILTER_READ filter
+ * put off.  Asks once per record: the record after the one delivered is
+ * asked about in advance (see perfdata_next()).
  */
 static bool pd_filter_keeps(struct perfdata_reader *r, const struct pd_qent *q)
 {
 	struct sample_key k;
 
-	if (!r->filter || r->filter_as_read || !pd_sample_key(r, q, &k))
+	if (!r->filter || (r->filter_as_read && !q->ask_again) ||
+	    !pd_sample_key(r, q, &k))
 		return true;
 	if (r->judged && r->judged_seq == q->seq)
 		return r->judged_keep;
 	k.order = r->order;
+	k.as_read = false;
 	r->judged = true;
 	r->judged_seq = q->seq;
-	r->judged_keep = r->filter(r->filter_ctx, &k);
+	r->judged_keep = r->filter(r->filter_ctx, &k) != SAMPLE_DROP;
 	return r->judged_keep;
 }
 
@@ -1420,6 +1431,7 @@ int perfdata_next(struct perfdata_reader *r, struct event *ev)
 		q.type = type <= UINT8_MAX ? (uint8_t)type : 0;
 		q.attr = PD_QENT_NO_ATTR;
 		q.has_key = false;
+		q.ask_again = false;
 
 		if (type > PD_REC_KERNEL_MAX) {
 			if (pd_handle_user_record(r, &q, type) < 0)
@@ -1445,7 +1457,7 @@ int perfdata_next(struct perfdata_reader *r, struct event *ev)
 		if (pd_record_time(r, &q) < 0)
 			return -1;
 		queued = !r->opts.file_order && q.time != EVENT_NO_TIME;
-		if (!pd_filter_keeps_read(r, &q)) {
+		if (!pd_filter_keeps_read(r, &q, queued)) {
 			if (queued)
 				pd_queue_pass(&r->q, &q);
 			r->order++;

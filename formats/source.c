@@ -78,7 +78,8 @@ static int source_next_syscap(struct source *s, struct event *ev)
 		k.pid = ev->pid;
 		k.tid = ev->tid;
 		k.order = ev->order;
-		if (s->filter(s->filter_ctx, &k))
+		k.as_read = false;
+		if (s->filter(s->filter_ctx, &k) != SAMPLE_DROP)
 			return rc;
 	}
 }

@@ -926,12 +926,14 @@ oom:
 	return NULL;
 }
 
-int pool_finish(struct pool *p)
+int pool_finish(struct pool *p, uint64_t *worker_samples)
 {
 	int rc = pool_drain(p);
 	unsigned i;
 
 	pool_stop(p);
+	for (i = 0; worker_samples && i < p->nr; i++)
+		worker_samples[i] = p->w[i].res->stats.samples;
 	for (i = 1; i < p->nr; i++)
 		if (resolve_add_counts(p->w[0].res, p->w[i].res) < 0)
 			rc = -1;

@@ -98,8 +98,9 @@ uint64_t pool_last_deferred(struct pool *p);
 /*
  * Drains, stops the workers, adds their counts (statistics, per-module
  * counts, root-cache counters) into the first resolver and releases the
- * others.  Returns 0, or -1 when something failed earlier.
+ * others; worker_samples (NULL, or one entry per worker) gets the samples
+ * each worker resolved.  Returns 0, or -1 when something failed earlier.
  */
-int pool_finish(struct pool *p);
+int pool_finish(struct pool *p, uint64_t *worker_samples);
 
 #endif

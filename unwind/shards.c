@@ -584,25 +584,35 @@ void shards_split_init(struct shards_split *s, unsigned nr)
 	s->nr = nr;
 }
 
-unsigned shards_split_pick(struct shards_split *s, int32_t tid)
+bool shards_split_find(struct shards_split *s, int32_t tid, unsigned *pick)
 {
-	uint64_t key = (uint64_t)(uint32_t)tid;
-	unsigned i, best = 0;
 	void *v;
 
-	if (s->has_last && s->last_tid == tid)
-		return s->last_pick;
-	if (hashmap_get(&s->tid_worker, key, &v)) {
-		best = (unsigned)(uintptr_t)v;
-	} else {
-		for (i = 1; i < s->nr; i++)
-			if (s->threads[i] < s->threads[best])
-				best = i;
-		if (hashmap_put(&s->tid_worker, key,
-				(void *)(uintptr_t)best) < 0)
-			return UINT_MAX;
-		s->threads[best]++;
+	if (s->has_last && s->last_tid == tid) {
+		*pick = s->last_pick;
+		return true;
 	}
+	if (!hashmap_get(&s->tid_worker, (uint64_t)(uint32_t)tid, &v))
+		return false;
+	s->has_last = true;
+	s->last_tid = tid;
+	s->last_pick = *pick = (unsigned)(uintptr_t)v;
+	return true;
+}
+
+unsigned shards_split_pick(struct shards_split *s, int32_t tid)
+{
+	unsigned i, best = 0;
+
+	if (shards_split_find(s, tid, &best))
+		return best;
+	for (i = 1; i < s->nr; i++)
+		if (s->threads[i] < s->threads[best])
+			best = i;
+	if (hashmap_put(&s->tid_worker, (uint64_t)(uint32_t)tid,
+			(void *)(uintptr_t)best) < 0)
+		return UINT_MAX;
+	s->threads[best]++;
 	s->has_last = true;
 	s->last_tid = tid;
 	s->last_pick = best;

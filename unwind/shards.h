@@ -106,8 +106,13 @@ struct shards_split {
 };
 
 void shards_split_init(struct shards_split *s, unsigned nr);
-/* The worker for thread tid; UINT_MAX when out of memory. */
+/*
+ * The worker for thread tid, given one now if it has none; UINT_MAX when
+ * out of memory.
+ */
 unsigned shards_split_pick(struct shards_split *s, int32_t tid);
+/* Whether thread tid has a worker (*pick), without giving it one. */
+bool shards_split_find(struct shards_split *s, int32_t tid, unsigned *pick);
 void shards_split_release(struct shards_split *s);
 
 #endif

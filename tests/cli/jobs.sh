@@ -23,8 +23,9 @@ build_threads
 "$cc" -O2 -g -o "$T/many" "$TESTDATA/src/manythreads.c" -lpthread ||
 	skip_all "cannot build manythreads"
 
+# (16 MiB read first: samples of the main thread before the others start)
 record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/threads.data" \
-	-- "$T/threads" 1500 >/dev/null || skip_all "perf record failed"
+	-- "$T/threads" 1500 16 >/dev/null || skip_all "perf record failed"
 record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/deep.data" \
 	-- "$T/deep" 30000 >/dev/null || skip_all "perf record failed"
 record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/many.data" \
@@ -51,6 +52,61 @@ for c in threads deep many; do
 	same_file "$T/$c.pipe1.folded" "$T/$c.pipe.folded" \
 		"$c: from a pipe, -j2 equals -j1"
 done
+# --- threads are given to workers in time order, whatever the file order ---
+# thread_first.py moves the newest thread's samples to the front of the
+# file (one round, the same records in time order): read in file order, the
+# main thread would come between the two busy ones and both would go to
+# one worker.  Each worker's samples (--stats-json worker_samples) must be
+# those of the threads given out round robin in time order, as
+# `restack dump` lists the samples.
+python3 "$TOP/tests/tools/thread_first.py" "$T/threads.data" \
+	"$T/threads.first.data"
+for j in 1 2; do
+	restack_clean convert -q -j$j "$T/threads.first.data" \
+		-o "$T/threads.first.j$j.folded" \
+		--stats-json "$T/threads.first.j$j.json"
+done
+same_file "$T/threads.j1.folded" "$T/threads.first.j1.folded" \
+	"threads, newest thread first in the file: the same folded output"
+same_file "$T/threads.j1.folded" "$T/threads.first.j2.folded" \
+	"threads, newest thread first in the file: -j2 equals -j1"
+restack_clean dump "$T/threads.first.data" >"$T/threads.first.dump"
+check "threads, newest thread first in the file: -j2 gives threads out in time order" \
+	python3 - "$T/threads.first.dump" "$T/threads.first.j2.json" <<'PY'
+import json, sys
+
+samples = []        # (file offset, tid) in time order
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) > 2 and f[2] == "SAMPLE":
+        tid = next(x for x in f if x.startswith("tid="))
+        samples.append((int(f[0], 16), tid))
+
+
+def split(tids):
+    given, n = {}, [0, 0]
+    for t in tids:
+        n[given.setdefault(t, len(given) % 2)] += 1
+    return n, list(given)
+
+
+want, by_time = split(t for _, t in samples)
+read, by_file = split(t for _, t in sorted(samples))
+got = json.load(open(sys.argv[2]))["inputs"][0]["worker_samples"]
+print("threads by first sample in time %s, in the file %s" % (by_time, by_file))
+print("samples per worker: %s; in time order %s; in file order %s"
+      % (got, want, read))
+assert len(by_time) >= 3 and by_file[0] == by_time[-1], "no main thread?"
+assert read != want, "file order would split alike: the test proves nothing"
+assert got == want
+PY
+check "threads, newest thread first in the file: no worker has over 60% of the samples" \
+	python3 -c '
+import json, sys
+n = json.load(open(sys.argv[1]))["inputs"][0]["worker_samples"]
+print(n)
+assert max(n) <= 0.6 * sum(n)' "$T/threads.first.j2.json"
+
 # every other output format too
 for c in threads deep; do
 	for f in pprof svg speedscope; do

@@ -2161,18 +2161,34 @@ struct order_got {
 	unsigned asked;
 	bool dropped_came;      /* a sample of tid 2 was delivered */
 	uint64_t forced;
+	bool put_off;           /* put tid 3 off until delivery */
+	unsigned asked_again;   /* asks at delivery */
+	bool bad_ask;           /* asked as read after all, or put off */
 };
 
-static bool order_drops_tid2(void *ctx, const struct sample_key *k)
+/*
+ * Drops tid 2; with g->put_off, answers tid 3 when delivered, and then
+ * drops every other one.
+ */
+static enum sample_verdict order_drops_tid2(void *ctx,
+					    const struct sample_key *k)
 {
 	struct order_got *g = ctx;
 
+	if (!k->as_read) {
+		if (!g->put_off || k->tid != 3)
+			g->bad_ask = true;
+		return g->asked_again++ % 2 ? SAMPLE_DROP : SAMPLE_KEEP;
+	}
 	g->asked++;
-	return k->tid != 2;
+	if (k->tid == 3 && g->put_off)
+		return SAMPLE_ASK_AGAIN;
+	return k->tid != 2 ? SAMPLE_KEEP : SAMPLE_DROP;
 }
 
+/* filtered: 0 none, 1 tid 2 dropped, 2 and tid 3 put off */
 static void order_read_all(const struct bb *f, uint64_t max_queue,
-			   bool filtered, struct order_got *g)
+			   unsigned filtered, struct order_got *g)
 {
 	struct perfdata_opts opts = { .max_queue_bytes = max_queue };
 	struct perfdata_reader *r;
@@ -2181,6 +2197,7 @@ static void order_read_all(const struct bb *f, uint64_t max_queue,
 	int fd, rc;
 
 	memset(g, 0, sizeof(*g));
+	g->put_off = filtered == 2;
 	r = open_bytes(f, false, &opts, &err, &fd);
 	if (!r) {
 		DIAG("open: %s", err.msg);
@@ -2205,9 +2222,9 @@ static void order_read_all(const struct bb *f, uint64_t max_queue,
 static void test_order_filter_read(void)
 {
 	static struct order_rec recs[400];
-	static struct order_got all, some;
+	static struct order_got all, some, later;
 	uint64_t seed = 12345, base = 1000;
-	unsigned i, k, a, variant, nr = 0, samples = 0;
+	unsigned i, k, a, t3, variant, nr = 0, samples = 0;
 
 	/* CPUs' runs of rising times, interleaved, a COMM now and then */
 	for (i = 0; i < 360; i++) {
@@ -2239,8 +2256,9 @@ static void test_order_filter_read(void)
 			with[nw++] = recs[i];
 		}
 		order_file(&f, with, nw);
-		order_read_all(&f, small ? 512 : 0, false, &all);
-		order_read_all(&f, small ? 512 : 0, true, &some);
+		order_read_all(&f, small ? 512 : 0, 0, &all);
+		order_read_all(&f, small ? 512 : 0, 1, &some);
+		order_read_all(&f, small ? 512 : 0, 2, &later);
 		bb_free(&f);
 		for (k = a = 0; k < all.n; k++) {
 			if (all.type[k] == 9 && all.time[k] % 3 == 1)
@@ -2262,6 +2280,29 @@ static void test_order_filter_read(void)
 		      "(%llu without the filter, %llu with)", vl,
 		      (unsigned long long)all.forced,
 		      (unsigned long long)some.forced);
+
+		/* tid 3 put off: asked again in time order, as delivered */
+		same = true;
+		for (k = a = t3 = 0; k < all.n; k++) {
+			if (all.type[k] == 9 && all.time[k] % 3 == 1)
+				continue;
+			if (all.type[k] == 9 && all.time[k] % 3 == 2 &&
+			    t3++ % 2)
+				continue;       /* the answer when delivered */
+			if (a >= later.n || later.time[a] != all.time[k] ||
+			    later.type[a] != all.type[k])
+				same = false;
+			a++;
+		}
+		CHECK(same && a == later.n && t3 > 0 && !later.dropped_came &&
+		      !later.bad_ask,
+		      "order/read filter, %s: tid 3's samples, put off, are "
+		      "judged in delivery order (%u kept of %u records, %u "
+		      "of tid 3)", vl, a, later.n, t3);
+		CHECK(later.asked == samples && later.asked_again == t3,
+		      "order/read filter, %s: asked about each sample as "
+		      "read (%u of %u) and about each put off again (%u of "
+		      "%u)", vl, later.asked, samples, later.asked_again, t3);
 	}
 }
 
@@ -2291,18 +2332,19 @@ static bool filter_drops(uint64_t order, int32_t tid)
 	return (order + (uint32_t)tid) % 2 == 1;
 }
 
-static bool filter_test_fn(void *ctx, const struct sample_key *k)
+static enum sample_verdict filter_test_fn(void *ctx,
+					  const struct sample_key *k)
 {
 	struct filter_log *l = ctx;
 
 	if (l->nr_asked >= ARRAY_SIZE(l->asked)) {
 		l->bad_ask = true;
-		return true;
+		return SAMPLE_KEEP;
 	}
 	l->asked[l->nr_asked].order = k->order;
 	l->asked[l->nr_asked].tid = k->tid;
 	l->nr_asked++;
-	return !filter_drops(k->order, k->tid);
+	return filter_drops(k->order, k->tid) ? SAMPLE_DROP : SAMPLE_KEEP;
 }
 
 static int filter_read(const struct variant *v, bool filtered,
