@@ -358,11 +358,17 @@ static void a2l_index_build(struct a2l *a, const struct a2l_index_src *src)
 	const struct a2l_cu **units = NULL;
 	struct hashmap unit_of = { 0 };  /* CU DIE offset -> unit + 1 */
 	size_t nr_pts, nr_ivl = 0, nr_units = 0, alloc_units = 0, i;
+	struct dwcache_file f;
+	bool built = false;
 	uint64_t *pts;
 
 	nr_pts = a2l_index_points(a->dw, &pts);
 	if (!nr_pts)
 		return;
+	if (!a2l_index_begin(src, &f)) {
+		free(pts);
+		return;
+	}
 	ivl = mem_array(nr_pts, sizeof(*ivl));
 	if (!ivl)
 		goto out;
@@ -395,8 +401,9 @@ static void a2l_index_build(struct a2l *a, const struct a2l_index_src *src)
 		ivl[nr_ivl].start = pts[i];
 		ivl[nr_ivl++].cu = unit;
 	}
-	a2l_index_store(src, ivl, nr_ivl, units, nr_units);
+	built = true;
 out:
+	a2l_index_store(&f, src, built ? ivl : NULL, nr_ivl, units, nr_units);
 	hashmap_release(&unit_of);
 	free(units);
 	free(ivl);

@@ -344,25 +344,31 @@ static void a2lx_out_release(struct a2lx_out *o)
 	hashmap_release(&o->name_off);
 }
 
-void a2l_index_store(const struct a2l_index_src *src,
+bool a2l_index_begin(const struct a2l_index_src *src,
+		     struct dwcache_file *f)
+{
+	char name[200];
+
+	return a2lx_name(src, name, sizeof(name)) && dwcache_create(f, name);
+}
+
+void a2l_index_store(struct dwcache_file *f, const struct a2l_index_src *src,
 		     const struct a2l_index_ivl *ivl, size_t nr_ivl,
 		     const struct a2l_cu *const *cus, size_t nr_cus)
 {
 	static const uint8_t zeroes[8];
 	struct a2lx_out o;
-	struct dwcache_file f;
 	struct a2lx_layout l;
 	struct a2lx_hdr h;
-	char name[200];
 	size_t i;
 
-	if (!a2lx_name(src, name, sizeof(name)))
-		return;
 	memset(&o, 0, sizeof(o));
-	for (i = 0; i < nr_cus; i++)
+	for (i = 0; ivl && i < nr_cus; i++)
 		a2lx_put_unit(&o, cus[i]);
-	if (o.units.oom || o.funcs.oom || o.ranges.oom || o.order.oom ||
-	    o.names.oom || !dwcache_create(&f, name)) {
+	if (!ivl || o.units.oom || o.funcs.oom || o.ranges.oom ||
+	    o.order.oom || o.names.oom) {
+		f->ok = false;
+		dwcache_finish(f);
 		a2lx_out_release(&o);
 		return;
 	}
@@ -375,18 +381,18 @@ void a2l_index_store(const struct a2l_index_src *src,
 	h.names_len = o.names.len;
 	a2lx_fill_hdr(&h, src);
 	if (!a2lx_layout(&h, &l)) {
-		f.ok = false;
+		f->ok = false;
 	} else {
-		dwcache_write(&f, &h, sizeof(h), 0);
-		dwcache_write(&f, ivl, nr_ivl * sizeof(*ivl), l.ivl);
-		dwcache_write(&f, o.units.buf, o.units.len, l.units);
-		dwcache_write(&f, o.funcs.buf, o.funcs.len, l.funcs);
-		dwcache_write(&f, o.ranges.buf, o.ranges.len, l.ranges);
-		dwcache_write(&f, o.order.buf, o.order.len, l.order);
-		dwcache_write(&f, zeroes, l.names - l.order - o.order.len,
+		dwcache_write(f, &h, sizeof(h), 0);
+		dwcache_write(f, ivl, nr_ivl * sizeof(*ivl), l.ivl);
+		dwcache_write(f, o.units.buf, o.units.len, l.units);
+		dwcache_write(f, o.funcs.buf, o.funcs.len, l.funcs);
+		dwcache_write(f, o.ranges.buf, o.ranges.len, l.ranges);
+		dwcache_write(f, o.order.buf, o.order.len, l.order);
+		dwcache_write(f, zeroes, l.names - l.order - o.order.len,
 			      l.order + o.order.len);
-		dwcache_write(&f, o.names.buf, o.names.len, l.names);
+		dwcache_write(f, o.names.buf, o.names.len, l.names);
 	}
-	dwcache_finish(&f);
+	dwcache_finish(f);
 	a2lx_out_release(&o);
 }

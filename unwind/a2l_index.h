@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "unwind/dwcache.h"
+
 struct a2l_cu;
 struct a2l_index;
 
@@ -66,11 +68,17 @@ bool a2l_index_unit(const struct a2l_index *x, int64_t cu,
 		    struct a2l_cu *out);
 
 /*
- * Stores the index of src: nr_ivl intervals (by start) and nr_cus unit
- * tables (NULL for a unit libdw could not read: addresses in it find no
- * unit).  Failures only count (dwcache.h).
+ * Storing the index of src takes two steps, so that nothing is built for
+ * a cache that cannot keep it: a2l_index_begin() creates its file, false
+ * without a cache or when the file cannot be created (nothing to finish
+ * then).  a2l_index_store() writes nr_ivl intervals (by start) and nr_cus
+ * unit tables (NULL for a unit libdw could not read: addresses in it find
+ * no unit) into f and finishes it; with ivl NULL it drops the file.
+ * Failures only count (dwcache.h).
  */
-void a2l_index_store(const struct a2l_index_src *src,
+bool a2l_index_begin(const struct a2l_index_src *src,
+		     struct dwcache_file *f);
+void a2l_index_store(struct dwcache_file *f, const struct a2l_index_src *src,
 		     const struct a2l_index_ivl *ivl, size_t nr_ivl,
 		     const struct a2l_cu *const *cus, size_t nr_cus);
 
