@@ -52,6 +52,16 @@ for c in threads deep many; do
 	same_file "$T/$c.pipe1.folded" "$T/$c.pipe.folded" \
 		"$c: from a pipe, -j2 equals -j1"
 done
+restack_clean convert -q -j2 - -o "$T/pipe.folded" \
+	--stats-json "$T/pipe.json" <"$T/threads.data"
+check "from a pipe: worker_samples has each worker's samples, adding up" \
+	python3 -c '
+import json, sys
+i = json.load(open(sys.argv[1]))["inputs"][0]
+print(i["worker_samples"], i["samples"])
+n = i["worker_samples"]
+assert len(n) == 2 and sum(n) == i["samples"] and min(n) > 0' "$T/pipe.json"
+
 # --- threads are given to workers in time order, whatever the file order ---
 # thread_first.py moves the newest thread's samples to the front of the
 # file (one round, the same records in time order): read in file order, the
@@ -191,6 +201,8 @@ for name in ('threads', 'deep', 'many'):
     assert abs(i['coverage_pct'] - 100.0 * i['reached_root'] / i['samples']) < 0.01
     total = sum(int(l.rsplit(' ', 1)[1]) for l in open('%s/out/%s.folded' % (T, name)))
     assert total == i['samples'], (total, i['samples'])
+    assert len(i['worker_samples']) == i['workers'] == 2, i['worker_samples']
+    assert sum(i['worker_samples']) == i['samples'], i['worker_samples']
     assert sum(m['samples'] for m in i['modules']) <= i['samples']
     assert any(m['path'].endswith('/libwork.so') and m['cfi'] and m['symbols']
                for m in by['threads.data']['modules'])
