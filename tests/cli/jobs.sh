@@ -23,9 +23,9 @@ build_threads
 "$cc" -O2 -g -o "$T/many" "$TESTDATA/src/manythreads.c" -lpthread ||
 	skip_all "cannot build manythreads"
 
-# (16 MiB read first: samples of the main thread before the others start)
+# (64 MiB read first: samples of the main thread before the others start)
 record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/threads.data" \
-	-- "$T/threads" 1500 16 >/dev/null || skip_all "perf record failed"
+	-- "$T/threads" 1500 64 >/dev/null || skip_all "perf record failed"
 record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/deep.data" \
 	-- "$T/deep" 30000 >/dev/null || skip_all "perf record failed"
 record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/many.data" \
