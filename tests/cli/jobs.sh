@@ -65,8 +65,9 @@ assert len(n) == 2 and sum(n) == i["samples"] and min(n) > 0' "$T/pipe.json"
 # --- threads are given to workers in time order, whatever the file order ---
 # thread_first.py moves the newest thread's samples to the front of the
 # file (one round, the same records in time order): read in file order, the
-# main thread would come between the two busy ones and both would go to
-# one worker.  Each worker's samples (--stats-json worker_samples) must be
+# main thread would come second, after a busy thread, and the split would
+# differ (both busy threads on one worker when the newest thread also
+# started last).  Each worker's samples (--stats-json worker_samples) must be
 # those of the threads given out round robin in time order, as
 # `restack dump` lists the samples.
 python3 "$TOP/tests/tools/thread_first.py" "$T/threads.data" \
@@ -106,7 +107,7 @@ got = json.load(open(sys.argv[2]))["inputs"][0]["worker_samples"]
 print("threads by first sample in time %s, in the file %s" % (by_time, by_file))
 print("samples per worker: %s; in time order %s; in file order %s"
       % (got, want, read))
-assert len(by_time) >= 3 and by_file[0] == by_time[-1], "no main thread?"
+assert len(by_time) >= 3, "fewer than three threads with samples"
 assert read != want, "file order would split alike: the test proves nothing"
 assert got == want
 PY
