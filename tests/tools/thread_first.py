@@ -1,19 +1,20 @@
 #!/usr/bin/env python3
 """thread_first.py - rewrite a perf.data file so that the newest thread's
-samples come first in the file, ahead of the threads that started before
-it, while time order stays the same.
+samples come first in the file, then the main thread's, ahead of the
+threads that started before it, while time order stays the same.
 
     thread_first.py IN OUT
 
 Every FINISHED_ROUND record becomes a FINISHED_INIT record of the same
 size, so the whole data section is one round that a reader must put in
 time order as a whole; then the samples of the thread with the highest
-tid move to the front of the data section, behind the records perf writes
-itself (type 64 and up) that lead it, and everything else keeps its
-order.  A tool that hands threads out in the order it reads their first
-samples then sees the last-started thread first and the main thread
-between the others, as perf writes it when the newer thread's CPU buffer
-is flushed first in a round.
+tid, and after them those of the main thread (pid = tid), move to the
+front of the data section, behind the records perf writes itself (type
+64 and up) that lead it, and everything else keeps its order.  A tool
+that hands threads out in the order it reads their first samples then
+sees a thread the main thread started first and the main thread second,
+as perf can write them when that thread's CPU buffer is flushed first in
+a round.
 
 File mode, uncompressed, one sample layout for all attrs, samples with
 TID; anything else is refused with exit 2.  Written from
@@ -33,12 +34,12 @@ USER_RECORD_MIN = 64
 
 
 def sample_tid(buf, p, sample_type):
-    """The tid of the sample record at p."""
+    """(pid, tid) of the sample record at p."""
     if not sample_type & crop_stack.TID:
         raise CropError("the samples carry no tid")
     q = p + 8 + 8 * (bool(sample_type & crop_stack.IDENTIFIER) +
                      bool(sample_type & crop_stack.IP))
-    return struct.unpack_from("<I", buf, q + 4)[0]
+    return struct.unpack_from("<II", buf, q)
 
 
 def thread_first(buf, argv):
@@ -51,16 +52,18 @@ def thread_first(buf, argv):
                         % len(types))
     sample_type = types.pop()
     recs = list(crop_stack.records(buf, data_off, data_size))
-    tids = {sample_tid(buf, p, sample_type)
-            for typ, _, p, _ in recs if typ == crop_stack.RECORD_SAMPLE}
+    ids = {r[2]: sample_tid(buf, r[2], sample_type)
+           for r in recs if r[0] == crop_stack.RECORD_SAMPLE}
+    tids = {tid for _, tid in ids.values()}
     if len(tids) < 2:
         raise CropError("samples of %d threads" % len(tids))
     newest = max(tids)
     lead = 0
     while lead < len(recs) and recs[lead][0] >= USER_RECORD_MIN:
         lead += 1
-    first = [r for r in recs[lead:] if r[0] == crop_stack.RECORD_SAMPLE and
-             sample_tid(buf, r[2], sample_type) == newest]
+    first = [r for r in recs[lead:] if r[2] in ids and ids[r[2]][1] == newest]
+    first += [r for r in recs[lead:] if r[2] in ids and
+              ids[r[2]][1] != newest and ids[r[2]][0] == ids[r[2]][1]]
     moved = {r[2] for r in first}
     rest = [r for r in recs[lead:] if r[2] not in moved]
     out = bytearray(buf[:data_off])
