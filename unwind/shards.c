@@ -584,6 +584,16 @@ void shards_split_init(struct shards_split *s, unsigned nr)
 	s->nr = nr;
 }
 
+/* Keeps the last answer, for runs of one thread's samples. */
+static unsigned shards_split_remember(struct shards_split *s, int32_t tid,
+				      unsigned pick)
+{
+	s->has_last = true;
+	s->last_tid = tid;
+	s->last_pick = pick;
+	return pick;
+}
+
 bool shards_split_find(struct shards_split *s, int32_t tid, unsigned *pick)
 {
 	void *v;
@@ -594,9 +604,7 @@ bool shards_split_find(struct shards_split *s, int32_t tid, unsigned *pick)
 	}
 	if (!hashmap_get(&s->tid_worker, (uint64_t)(uint32_t)tid, &v))
 		return false;
-	s->has_last = true;
-	s->last_tid = tid;
-	s->last_pick = *pick = (unsigned)(uintptr_t)v;
+	*pick = shards_split_remember(s, tid, (unsigned)(uintptr_t)v);
 	return true;
 }
 
@@ -613,10 +621,7 @@ unsigned shards_split_pick(struct shards_split *s, int32_t tid)
 			(void *)(uintptr_t)best) < 0)
 		return UINT_MAX;
 	s->threads[best]++;
-	s->has_last = true;
-	s->last_tid = tid;
-	s->last_pick = best;
-	return best;
+	return shards_split_remember(s, tid, best);
 }
 
 void shards_split_release(struct shards_split *s)

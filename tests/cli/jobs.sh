@@ -66,9 +66,9 @@ assert len(n) == 2 and sum(n) == i["samples"] and min(n) > 0' "$T/pipe.json"
 # thread_first.py moves the newest thread's samples to the front of the
 # file, then the main thread's (one round, the same records in time order):
 # read in file order, the main thread would come between the two busy ones
-# and both would go to one worker.  Each worker's samples (--stats-json worker_samples) must be
-# those of the threads given out round robin in time order, as
-# `restack dump` lists the samples.
+# and both would go to one worker.  Each worker's samples (--stats-json
+# worker_samples) must be those of the threads given out round robin in
+# time order, as `restack dump` lists the samples.
 python3 "$TOP/tests/tools/thread_first.py" "$T/threads.data" \
 	"$T/threads.first.data"
 for j in 1 2; do
