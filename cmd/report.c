@@ -182,6 +182,17 @@ static void report_run(struct strbuf *sb, const struct run *run)
 	report_u64(sb, "window_ends", st->window_ends);
 	report_u64(sb, "stitched", st->stitched);
 	report_u64(sb, "stitched_to_root", st->stitched_rooted);
+	if (run->res.opts.validate_stitch) {
+		report_key(sb, "stitch_check");
+		strbuf_addch(sb, '{');
+		report_u64(sb, "tried", st->validate_tried);
+		report_u64(sb, "exact", st->validate_exact);
+		report_u64(sb, "honest", st->validate_honest);
+		report_u64(sb, "wrong", st->validate_wrong);
+		report_u64(sb, "ambiguous", st->validate_ambiguous);
+		report_close(sb, '}');
+		strbuf_addch(sb, ',');
+	}
 	report_u64(sb, "other_event_samples", run->other_event_samples);
 	report_u64(sb, "passes", run->passes);
 	report_u64(sb, "workers", run->jobs);

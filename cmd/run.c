@@ -930,10 +930,11 @@ void run_print_stats(const struct run *run, FILE *f)
 			(unsigned long long)st->stitched_stale,
 			(unsigned long long)st->stitched_joined,
 			run->passes > 1 ? "two passes" : "one pass",
-			run->retried ? " (the second for the samples the first "
-				       "could not complete)" : "");
+			run->retried ? " (the second for the samples cut "
+				       "short)" : "");
 		fprintf(f, "  root cache       %llu threads, %llu frames at most "
-			   "(%.1f MiB), %llu evicted, %llu caller changes\n",
+			   "(%.1f MiB), %llu evicted, %llu seen with several "
+			   "callers\n",
 			(unsigned long long)c.threads_seen,
 			(unsigned long long)c.peak_nodes,
 			(double)c.peak_nodes * (double)stitcher_node_bytes() /
@@ -942,13 +943,20 @@ void run_print_stats(const struct run *run, FILE *f)
 			(unsigned long long)c.conflicts);
 		if (run->res.opts.validate_stitch)
 			fprintf(f, "  stitch check     %llu complete stacks cut "
-				   "in half: %llu stitched, %llu exact "
-				   "(%.2f%%)\n",
+				   "short: %llu exact (%.2f%%), %llu honest "
+				   "(%.2f%%), %llu wrong (%.2f%%); %llu "
+				   "ambiguous callers\n",
 				(unsigned long long)st->validate_tried,
-				(unsigned long long)st->validate_stitched,
 				(unsigned long long)st->validate_exact,
 				run_pct(st->validate_exact,
-					st->validate_tried));
+					st->validate_tried),
+				(unsigned long long)st->validate_honest,
+				run_pct(st->validate_honest,
+					st->validate_tried),
+				(unsigned long long)st->validate_wrong,
+				run_pct(st->validate_wrong,
+					st->validate_tried),
+				(unsigned long long)st->validate_ambiguous);
 	} else {
 		fprintf(f, "  stitched         off\n");
 	}

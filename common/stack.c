@@ -37,6 +37,7 @@ const char *end_reason_name(enum end_reason r)
 		[END_NO_USER] = "no user stack",
 		[END_CALLCHAIN] = "callchain end",
 		[END_NO_COPY] = "stack not copied",
+		[END_AMBIGUOUS] = "ambiguous caller",
 	};
 
 	return (unsigned)r < ARRAY_SIZE(names) ? names[r] : "?";
@@ -54,6 +55,7 @@ const char *rsample_marker(const struct rsample *s)
 		[END_NO_MODULE] = "[truncated: module not found]",
 		[END_CALLCHAIN] = "[truncated: callchain end]",
 		[END_NO_COPY] = "[truncated: stack not copied]",
+		[END_AMBIGUOUS] = "[truncated: ambiguous caller]",
 	};
 
 	if (s->nr_frames == s->nr_kernel || s->end >= ARRAY_SIZE(markers))

@@ -46,6 +46,8 @@ enum end_reason {
 			   * copy: its copy stopped short of the size asked
 			   * for at a page it could not read (not in memory
 			   * yet, as in that page's own fault) */
+	END_AMBIGUOUS,    /* stitching reached a frame that samples showed
+			   * with several callers: which one is unknown */
 	END_REASON__COUNT
 };
 

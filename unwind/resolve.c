@@ -329,9 +329,13 @@ static void resolve_copy_frames(const struct unwind_result *ur,
 }
 
 /*
- * --validate-stitch: cut a complete walk about half way by shrinking the
- * stack copy, stitch the cut walk, and see whether the whole stack comes
- * back exactly.  r->sf holds the complete walk's nr frames.
+ * --validate-stitch: emulate a shorter stack copy on a sample whose copy
+ * held its whole stack (keep the bytes up to its middle frame's sp),
+ * unwind again, stitch from the caches as they would be without this
+ * sample (stitcher_complete() never takes a caller only it showed), and
+ * classify the result against the whole walk: exact (the whole stack, to
+ * the root), honest (a leaf-side part of it, marked truncated) or wrong.
+ * r->sf holds the complete walk's nr frames.
  */
 static void resolve_validate(struct resolve *r, uint64_t key,
 			     const struct aspace_maps *maps,
@@ -339,10 +343,11 @@ static void resolve_validate(struct resolve *r, uint64_t key,
 {
 	struct event_sample cut = *s;
 	struct unwind_result ur;
-	struct stitch_walk w;
+	struct stitch_walk w = { 0 };
 	struct stitch_result res;
 	uint64_t window;
-	unsigned n, i;
+	unsigned n, i, total;
+	bool part;
 
 	window = (r->sf[nr / 2].sp - r->sf[0].sp) & ~7ull;
 	if (nr < 6 || !window || window >= s->stack_dyn_size)
@@ -356,17 +361,22 @@ static void resolve_validate(struct resolve *r, uint64_t key,
 	w.f = r->sf2;
 	w.nr = ur.nr;
 	w.outer_cfa = ur.end_cfa;
+	w.live_only = r->pass == RESOLVE_SINGLE;
 	n = stitcher_complete(r->st, key, r->seq, &w, r->sf2 + ur.nr,
 			      r->uw.opts.max_frames * 2 - ur.nr, &res);
-	if (!n)
-		return;
-	r->stats.validate_stitched++;
-	if (ur.nr + n != nr || !res.rooted)
-		return;
-	for (i = 0; i < nr; i++)
-		if (r->sf2[i].pc != r->sf[i].pc || r->sf2[i].sp != r->sf[i].sp)
-			return;
-	r->stats.validate_exact++;
+	total = ur.nr + n;
+	part = total <= nr;
+	for (i = 0; part && i < total; i++)
+		part = r->sf2[i].pc == r->sf[i].pc &&
+		       r->sf2[i].sp == r->sf[i].sp;
+	r->stats.validate_stitched += n > 0;
+	r->stats.validate_ambiguous += res.ambiguous;
+	if (res.rooted ? part && total == nr : false)
+		r->stats.validate_exact++;
+	else if (!res.rooted && part)
+		r->stats.validate_honest++;
+	else
+		r->stats.validate_wrong++;
 }
 
 /* The unwinder's hook for JIT code: CFI from the process's jitdump. */
@@ -437,17 +447,25 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 						ur.nr, ur.end) :
 			       0;
 	if (ur.end == END_WINDOW && r->st) {
-		struct stitch_walk w = { r->sf, ur.nr, ur.end_cfa };
+		struct stitch_walk w = { r->sf, ur.nr, ur.end_cfa, false };
 
+		/*
+		 * A caller is taken only where no sample showed another, so
+		 * a FIRST pass leaves every cut walk to the RETRY pass, when
+		 * the caches know every sample.  A single pass (a pipe)
+		 * knows only the samples before: it never follows the
+		 * caller of a frame they showed popped.
+		 */
+		if (r->pass == RESOLVE_FIRST) {
+			*deferred = true;
+			if (resolve_defer(r) < 0)
+				return -1;
+			return stitcher_observe(r->st, key, r->seq, r->sf,
+						ur.nr, ur.end);
+		}
+		w.live_only = r->pass == RESOLVE_SINGLE;
 		n = stitcher_complete(r->st, key, r->seq, &w, r->sf + ur.nr,
 				      r->uw.opts.max_frames * 2 - ur.nr, &res);
-	}
-	if (r->pass == RESOLVE_FIRST && ur.end == END_WINDOW && !res.rooted) {
-		*deferred = true;
-		if (resolve_defer(r) < 0)
-			return -1;
-		return stitcher_observe(r->st, key, r->seq, r->sf, ur.nr,
-					ur.end);
 	}
 	out->end = ur.end;
 	if (s->stack_size && s->stack_dyn_size == s->stack_size)
@@ -471,11 +489,18 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 		r->stats.stitched_rooted += res.rooted;
 		r->stats.stitched_stale += res.stale;
 		r->stats.stitched_joined += res.joined;
-		if (res.rooted)
-			out->end = END_ROOT;
 	}
-	/* A walk that stops in a thread's first function is done. */
-	if (out->end != END_ROOT && *nr > out->nr_kernel &&
+	if (res.rooted)
+		out->end = END_ROOT;
+	else if (res.ambiguous)
+		out->end = END_AMBIGUOUS;
+	/*
+	 * A walk that stops in a thread's first function is done, unless
+	 * it ran out of copied stack there: the first function's caller
+	 * (clone3 for start_thread) may be beyond the copy.
+	 */
+	if (out->end != END_ROOT && ur.end != END_WINDOW &&
+	    ur.end != END_NO_COPY && *nr > out->nr_kernel &&
 	    resolve_is_root(r->frames[*nr - 1].loc))
 		out->end = END_ROOT;
 	if (!r->st)

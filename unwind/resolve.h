@@ -64,8 +64,12 @@ struct resolve_stats {
 	uint64_t jit_frames;      /* frames named from JIT information */
 	/* --validate-stitch: complete stacks cut short and stitched again */
 	uint64_t validate_tried;
-	uint64_t validate_stitched;
-	uint64_t validate_exact;
+	uint64_t validate_stitched;  /* ... got at least one frame */
+	uint64_t validate_exact;     /* ... the whole stack, to the root */
+	uint64_t validate_honest;    /* ... a leaf-side part, marked cut */
+	uint64_t validate_wrong;     /* ... anything else */
+	uint64_t validate_ambiguous; /* ... stopped at a frame seen with
+				      * several callers */
 };
 
 /*

@@ -2,10 +2,14 @@
  * stitch.c - per-thread root caches (see stitch.h).
  *
  * A thread's cache is an array of nodes indexed by a hash of (pc, sp).
- * Caller links are (index, generation) pairs, so a node evicted and reused
- * for another frame never passes for the old one.  Staleness is answered
- * from a monotonic stack of the thread's leaf stack pointers: the largest
- * leaf sp seen after a node was last observed, found by binary search.
+ * Each node keeps the distinct callers it was seen with (two, and whether
+ * there were more), each with the number of samples that showed it and
+ * the first of them.  A caller is named by its frame's (pc, sp), and
+ * reached through an (index, generation) pair, so a node evicted and
+ * reused for another frame never passes for the old one.  Staleness is
+ * answered from a monotonic stack of the thread's leaf stack pointers:
+ * the largest leaf sp seen after a node was last observed, found by
+ * binary search.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +20,22 @@
 #include "common/mem.h"
 
 #define ST_NONE UINT32_MAX
+#define ST_ROOT (UINT32_MAX - 1)   /* the link of a thread's first frame */
+#define ST_LINKS 2
 #define ST_HIST_MAX 8192
 #define ST_CHAIN_MAX 65536
 /* What a node costs: the node and its share of the hash tables. */
-#define ST_NODE_BYTES 128
+#define ST_NODE_BYTES 192
+/* by_cfa: callers at one (sp, caller's sp) disagreed */
+#define ST_CFA_AMBIGUOUS ((void *)UINTPTR_MAX)
+
+/* One caller a node was seen with (slot ST_ROOT: none, a root). */
+struct st_link {
+	uint64_t pc, sp;        /* the caller's frame */
+	uint32_t slot, gen;
+	uint32_t count;         /* samples that showed it */
+	uint32_t first;         /* the first of them */
+};
 
 struct st_node {
 	uint64_t pc, sp;
@@ -27,14 +43,13 @@ struct st_node {
 	struct module *mod;
 	const char *map_path;
 	uint64_t tick;          /* last touched, for eviction */
-	uint32_t parent, parent_gen;
+	struct st_link link[ST_LINKS];
 	uint32_t gen;           /* bumped when the slot is reused */
-	uint32_t link_first;    /* samples that asserted the caller link */
-	uint32_t link_last;
 	uint32_t seen;          /* last sample that had this frame */
-	bool rooted;            /* outermost frame of a walk that hit root */
+	uint32_t next_free;
+	uint8_t nr_links;       /* distinct callers kept */
+	bool more_links;        /* ... and there were others */
 	bool used;
-	bool has_parent;
 };
 
 struct st_hist {
@@ -46,13 +61,17 @@ struct st_thread {
 	uint64_t key;
 	struct hashmap index;   /* key of (pc, sp) -> slot + 1 */
 	struct hashmap by_cfa;  /* key of (sp, caller's sp) -> slot + 1 of
-				 * the last node linked so */
+				 * the last node linked so, or
+				 * ST_CFA_AMBIGUOUS */
 	struct st_node *nodes;
 	size_t nr, alloc;       /* slots in use / allocated */
-	uint32_t free_head;     /* free slots chained through parent */
+	uint32_t free_head;     /* free slots chained through next_free */
 	size_t live;
+	uint32_t last_seq;      /* newest sample observed */
 	struct st_hist *hist;   /* leaf sp, decreasing; seq increasing */
 	size_t nr_hist, alloc_hist;
+	uint32_t hist_cut;      /* samples up to this one were dropped
+				 * from hist: older nodes count as popped */
 	uint32_t *last;         /* slots of the last observed walk's frames,
 				 * outermost first: a hint, checked on use */
 	size_t nr_last, alloc_last;
@@ -163,15 +182,19 @@ static struct st_node *st_find(struct st_thread *t, uint64_t pc, uint64_t sp)
 	return n->used && n->pc == pc && n->sp == sp ? n : NULL;
 }
 
-static struct st_node *st_parent(const struct st_thread *t,
-				 const struct st_node *n)
+/* The caller frame of link l, while it is still cached. */
+static struct st_node *st_link_node(const struct st_thread *t,
+				    const struct st_link *l)
 {
 	struct st_node *p;
 
-	if (!n->has_parent || n->parent >= t->nr)
+	if (l->slot >= t->nr)
 		return NULL;
-	p = &t->nodes[n->parent];
-	return p->used && p->gen == n->parent_gen ? p : NULL;
+	p = &t->nodes[l->slot];
+	return p->used && p->gen == l->gen && p->pc == l->pc &&
+			       p->sp == l->sp ?
+		       p :
+		       NULL;
 }
 
 static void st_drop(struct stitcher *st, struct st_thread *t,
@@ -182,8 +205,7 @@ static void st_drop(struct stitcher *st, struct st_thread *t,
 	hashmap_del(&t->index, st_key(n->pc, n->sp));
 	n->used = false;
 	n->gen++;
-	n->parent = t->free_head;
-	n->has_parent = false;
+	n->next_free = t->free_head;
 	t->free_head = idx;
 	t->live--;
 	st->live--;
@@ -247,7 +269,7 @@ static struct st_node *st_get(struct stitcher *st, struct st_thread *t,
 			      const struct stitch_frame *f)
 {
 	struct st_node *n = st_find(t, f->pc, f->sp);
-	uint32_t idx;
+	uint32_t idx, gen;
 
 	if (n)
 		return n;
@@ -262,23 +284,24 @@ static struct st_node *st_get(struct stitcher *st, struct st_thread *t,
 	}
 	if (t->free_head != ST_NONE) {
 		idx = t->free_head;
-		t->free_head = t->nodes[idx].parent;
+		t->free_head = t->nodes[idx].next_free;
 	} else {
 		if (mem_grow(&t->nodes, &t->alloc, sizeof(*t->nodes),
 			     t->nr + 1) < 0)
 			return NULL;
 		idx = (uint32_t)t->nr++;
+		t->nodes[idx].gen = 0;
 	}
 	if (hashmap_put(&t->index, st_key(f->pc, f->sp),
 			(void *)(uintptr_t)(idx + 1)) < 0)
 		return NULL;
 	n = &t->nodes[idx];
+	gen = n->gen;
+	memset(n, 0, sizeof(*n));
+	n->gen = gen;
 	n->pc = f->pc;
 	n->sp = f->sp;
 	n->used = true;
-	n->has_parent = false;
-	n->rooted = false;
-	n->link_first = n->link_last = 0;
 	t->live++;
 	st->live++;
 	if (st->live > st->c.peak_nodes)
@@ -286,14 +309,17 @@ static struct st_node *st_get(struct stitcher *st, struct st_thread *t,
 	return n;
 }
 
-/* Records this sample's leaf stack pointer for staleness queries. */
+/*
+ * Records this sample's leaf stack pointer for staleness queries; seq is
+ * newer than every sample recorded before.
+ */
 static int st_hist_push(struct st_thread *t, uint32_t seq, uint64_t sp)
 {
 	while (t->nr_hist && t->hist[t->nr_hist - 1].sp <= sp)
 		t->nr_hist--;
-	if (t->nr_hist && t->hist[t->nr_hist - 1].seq >= seq)
-		return 0;   /* a second pass over the same samples */
 	if (t->nr_hist == ST_HIST_MAX) {
+		/* the oldest half goes; what it knew is lost */
+		t->hist_cut = t->hist[ST_HIST_MAX / 2 - 1].seq;
 		memmove(t->hist, t->hist + ST_HIST_MAX / 2,
 			(ST_HIST_MAX / 2) * sizeof(*t->hist));
 		t->nr_hist = ST_HIST_MAX / 2;
@@ -312,6 +338,8 @@ static bool st_stale(const struct st_thread *t, const struct st_node *n)
 {
 	size_t lo = 0, hi = t->nr_hist;
 
+	if (n->seen <= t->hist_cut)
+		return true;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
@@ -323,19 +351,93 @@ static bool st_stale(const struct st_thread *t, const struct st_node *n)
 	return lo < t->nr_hist && t->hist[lo].sp > n->sp;
 }
 
+/*
+ * Sample seq showed n's caller to be p (NULL: n is the thread's root).
+ * Returns whether that caller is new to n.
+ */
+static bool st_link_add(struct stitcher *st, struct st_node *n,
+			const struct st_node *p, uint32_t p_slot, uint32_t seq)
+{
+	uint64_t pc = p ? p->pc : 0, sp = p ? p->sp : 0;
+	uint32_t slot = p ? p_slot : ST_ROOT, gen = p ? p->gen : 0;
+	struct st_link *l;
+	unsigned i;
+
+	for (i = 0; i < n->nr_links; i++) {
+		l = &n->link[i];
+		if (l->slot == ST_ROOT ? slot == ST_ROOT :
+					 l->pc == pc && l->sp == sp) {
+			/* the caller's frame may have been evicted and
+			 * cached again */
+			l->slot = slot;
+			l->gen = gen;
+			if (l->count < UINT32_MAX)
+				l->count++;
+			return false;
+		}
+	}
+	if (n->nr_links)
+		st->c.conflicts += !n->more_links && n->nr_links == 1;
+	if (n->nr_links == ST_LINKS) {
+		n->more_links = true;
+		return false;
+	}
+	l = &n->link[n->nr_links++];
+	l->pc = pc;
+	l->sp = sp;
+	l->slot = slot;
+	l->gen = gen;
+	l->count = 1;
+	l->first = seq;
+	return true;
+}
+
+/*
+ * Remembers the caller of the activation at (n's sp, its caller's sp),
+ * for walks cut at another call site of it; callers that disagree make
+ * the pair ambiguous for good.
+ */
+static int st_cfa_note(struct st_thread *t, struct st_node *n,
+		       const struct st_node *p)
+{
+	uint64_t key = st_cfa_key(n->sp, p->sp);
+	void *v;
+
+	if (hashmap_get(&t->by_cfa, key, &v)) {
+		struct st_node *o;
+
+		if (v == ST_CFA_AMBIGUOUS)
+			return 0;
+		o = (uintptr_t)v - 1 < t->nr ? &t->nodes[(uintptr_t)v - 1] :
+					       NULL;
+		if (o && o != n && o->used && o->sp == n->sp &&
+		    o->nr_links && o->link[0].slot != ST_ROOT &&
+		    o->link[0].sp == p->sp && o->link[0].pc != p->pc)
+			return hashmap_put(&t->by_cfa, key, ST_CFA_AMBIGUOUS);
+	}
+	return hashmap_put(&t->by_cfa, key,
+			   (void *)(uintptr_t)(n - t->nodes + 1));
+}
+
 int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
 		     const struct stitch_frame *f, unsigned nr,
 		     enum end_reason end)
 {
 	struct st_thread *t;
-	struct st_node *n;
-	uint32_t prev = ST_NONE, prev_gen = 0;
+	struct st_node *n, *p = NULL;
+	uint32_t p_slot = ST_NONE;
 	unsigned i;
 
 	if (!nr)
 		return 0;
 	t = st_thread(st, thread, true);
-	if (!t || st_hist_push(t, seq, f[0].sp) < 0 ||
+	if (!t)
+		return -1;
+	/* A later pass over the same samples teaches nothing new. */
+	if (seq <= t->last_seq)
+		return 0;
+	t->last_seq = seq;
+	if (st_hist_push(t, seq, f[0].sp) < 0 ||
 	    mem_grow(&t->last, &t->alloc_last, sizeof(*t->last), nr) < 0)
 		return -1;
 	/*
@@ -367,67 +469,95 @@ int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
 		n->map_path = f[i].map_path;
 		n->addr = f[i].addr;
 		n->rel = f[i].rel;
-		if (i == nr - 1 && end == END_ROOT) {
-			n->rooted = true;
-			n->has_parent = false;
+		if (i == nr - 1 && end == END_ROOT)
+			st_link_add(st, n, NULL, 0, seq);
+		if (p_slot != ST_NONE) {
+			p = &t->nodes[p_slot];
+			if (st_link_add(st, n, p, p_slot, seq) &&
+			    st_cfa_note(t, n, p) < 0)
+				return -1;
 		}
-		if (prev != ST_NONE) {
-			if (n->has_parent && n->parent == prev &&
-			    n->parent_gen == prev_gen) {
-				if (!n->link_first)
-					n->link_first = seq;
-				n->link_last = seq;
-			} else {
-				if (n->has_parent)
-					st->c.conflicts++;
-				n->has_parent = true;
-				n->parent = prev;
-				n->parent_gen = prev_gen;
-				n->link_first = n->link_last = seq;
-				if (hashmap_put(&t->by_cfa,
-						st_cfa_key(n->sp, f[i + 1].sp),
-						(void *)(uintptr_t)(n - t->nodes +
-								    1)) < 0)
-					return -1;
-			}
-			n->rooted = false;
-		}
-		prev = (uint32_t)(n - t->nodes);
-		prev_gen = n->gen;
+		p_slot = (uint32_t)(n - t->nodes);
 	}
 	t->nr_last = nr;
 	st->c.nodes = st->live;
 	return 0;
 }
 
-/* A link made only by sample seq itself proves nothing about seq. */
-static bool st_link_other(const struct st_node *n, uint32_t seq)
+/* Whether link l was shown by a sample other than seq. */
+static bool st_link_other(const struct st_link *l, uint32_t seq)
 {
-	return !(n->link_first == seq && n->link_last == seq);
+	return !(l->count == 1 && l->first == seq);
+}
+
+/*
+ * What sample seq may take for n's caller: the one caller every other
+ * sample that had n's frame showed.  Returns the link, or NULL with
+ * *ambiguous set when they showed several, clear when none.
+ */
+static const struct st_link *st_caller(const struct st_node *n, uint32_t seq,
+				       bool *ambiguous)
+{
+	const struct st_link *one = NULL;
+	unsigned i;
+
+	*ambiguous = n->more_links;
+	if (n->more_links)
+		return NULL;
+	for (i = 0; i < n->nr_links; i++) {
+		if (!st_link_other(&n->link[i], seq))
+			continue;
+		if (one) {
+			*ambiguous = true;
+			return NULL;
+		}
+		one = &n->link[i];
+	}
+	return one;
+}
+
+/* Whether some sample other than seq showed n's caller to be (pc, sp). */
+static bool st_has_link(const struct st_node *n, uint64_t pc, uint64_t sp,
+			uint32_t seq)
+{
+	unsigned i;
+
+	for (i = 0; i < n->nr_links; i++)
+		if (n->link[i].slot != ST_ROOT && n->link[i].pc == pc &&
+		    n->link[i].sp == sp && st_link_other(&n->link[i], seq))
+			return true;
+	return false;
 }
 
 /*
  * The activation of outer's function at outer's sp, seen at another call
- * site with its caller at cfa and linked by some sample other than seq.
+ * site with its caller at cfa and one caller only; NULL when there is
+ * none, and *ambiguous set when activations there had different callers.
  */
 static struct st_node *st_same_activation(struct stitcher *st,
 					  struct st_thread *t,
 					  const struct st_node *outer,
-					  uint64_t cfa, uint32_t seq)
+					  uint64_t cfa, uint32_t seq,
+					  bool *ambiguous)
 {
-	struct st_node *n, *p;
+	const struct st_link *l;
+	struct st_node *n;
 	void *v;
 
+	*ambiguous = false;
 	if (!cfa || !st->opts.same_function ||
-	    !hashmap_get(&t->by_cfa, st_cfa_key(outer->sp, cfa), &v) ||
-	    (uintptr_t)v - 1 >= t->nr)
+	    !hashmap_get(&t->by_cfa, st_cfa_key(outer->sp, cfa), &v))
+		return NULL;
+	if (v == ST_CFA_AMBIGUOUS || (uintptr_t)v - 1 >= t->nr)
 		return NULL;
 	n = &t->nodes[(uintptr_t)v - 1];
-	p = n->used ? st_parent(t, n) : NULL;
-	if (!p || n == outer || n->sp != outer->sp || p->sp != cfa ||
-	    !st_link_other(n, seq) || !n->mod || !outer->mod ||
+	if (!n->used || n == outer || n->sp != outer->sp || !n->mod ||
+	    !outer->mod ||
 	    !st->opts.same_function(st->opts.ctx, n->mod, n->rel, outer->mod,
 				    outer->rel))
+		return NULL;
+	l = st_caller(n, seq, ambiguous);
+	if (!l || l->slot == ST_ROOT || l->sp != cfa)
 		return NULL;
 	return n;
 }
@@ -440,8 +570,10 @@ unsigned stitcher_complete(struct stitcher *st, uint64_t thread, uint32_t seq,
 	struct st_thread *t = st_thread(st, thread, false);
 	const struct stitch_frame *f = w->f;
 	unsigned nr = w->nr, k, n_out = 0;
+	const struct st_link *l;
 	struct st_node *outer, *n, *p;
 	uint64_t last_sp;
+	bool ambiguous;
 
 	memset(res, 0, sizeof(*res));
 	if (!t || nr < st->opts.k_min)
@@ -453,25 +585,39 @@ unsigned stitcher_complete(struct stitcher *st, uint64_t thread, uint32_t seq,
 		return 0;
 	for (k = 1; k < st->opts.k_min; k++) {
 		n = st_find(t, f[nr - 1 - k].pc, f[nr - 1 - k].sp);
-		p = n ? st_parent(t, n) : NULL;
-		if (!p || p->pc != f[nr - k].pc || p->sp != f[nr - k].sp ||
-		    !st_link_other(n, seq))
+		if (!n || !st_has_link(n, f[nr - k].pc, f[nr - k].sp, seq))
 			return 0;
 	}
 	p = outer;
-	if (!st_parent(t, outer) || !st_link_other(outer, seq)) {
-		p = st_same_activation(st, t, outer, w->outer_cfa, seq);
-		if (!p)
-			return 0;
-		res->joined = true;
+	l = st_caller(outer, seq, &ambiguous);
+	if (!l && !ambiguous) {
+		p = st_same_activation(st, t, outer, w->outer_cfa, seq,
+				       &ambiguous);
+		if (p) {
+			res->joined = true;
+			l = st_caller(p, seq, &ambiguous);
+		}
 	}
 	last_sp = f[nr - 1].sp;
-	for (n = st_parent(t, p); n && n_out < max && n_out < ST_CHAIN_MAX;
-	     p = n, n = st_parent(t, n)) {
-		if (n->sp <= last_sp || !st_link_other(p, seq))
-			break;   /* a loop, or nothing but this sample says so */
-		if (st_stale(t, n))
+	for (; l && n_out < max && n_out < ST_CHAIN_MAX;
+	     p = n, l = st_caller(n, seq, &ambiguous)) {
+		if (l->slot == ST_ROOT) {
+			res->rooted = true;
+			break;
+		}
+		n = st_link_node(t, l);
+		if (!n || n->sp <= last_sp)
+			break;   /* evicted, or a loop */
+		if (st_stale(t, p)) {
+			/* strict: a popped frame's caller is not taken */
+			if (st->opts.refuse_stale || w->live_only) {
+				res->refused = true;
+				l = NULL;
+				ambiguous = false;
+				break;
+			}
 			res->stale = true;
+		}
 		out[n_out].pc = n->pc;
 		out[n_out].sp = n->sp;
 		out[n_out].mod = n->mod;
@@ -480,16 +626,11 @@ unsigned stitcher_complete(struct stitcher *st, uint64_t thread, uint32_t seq,
 		out[n_out].rel = n->rel;
 		n_out++;
 		last_sp = n->sp;
-		if (n->rooted) {
-			res->rooted = true;
-			break;
-		}
 	}
-	if (res->stale && st->opts.refuse_stale)
-		n_out = 0;
+	res->ambiguous = !l && ambiguous;
 	res->nr = n_out;
 	if (!n_out)
-		res->rooted = res->joined = res->stale = false;
+		res->joined = false;
 	return n_out;
 }
 

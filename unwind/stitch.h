@@ -4,23 +4,33 @@
  * other samples.
  *
  * Every unwound frame is a node keyed by (pc, sp) in its thread's cache,
- * linked to its caller's node.  When a walk runs out of copied stack
- * (END_WINDOW), its two outermost frames must be found in the cache, linked
- * as the walk saw them by another sample (K >= 2); the cached callers
- * beyond them are then appended, marked FRAME_STITCHED, up to a node that
- * was the outermost frame of a walk that reached the thread's root.
+ * with the distinct callers samples showed it with (a caller: the frame at
+ * the next (pc, sp) out, or none for the thread's root), and how many
+ * samples showed each.  When a walk runs out of copied stack (END_WINDOW),
+ * its two outermost frames must be found in the cache, linked as the walk
+ * saw them by another sample (K >= 2); then, from its outermost frame,
+ * callers are appended (FRAME_STITCHED) as long as each frame was only
+ * ever seen with one caller, up to the thread's root.  A frame seen with
+ * several callers ends the stitch as ambiguous: the stack is then marked
+ * "[truncated: ambiguous caller]" instead of guessing (several call paths
+ * reach the same (pc, sp) in recursion entered from several callers, tree
+ * walks, interpreters; which one a cut sample was on is unknowable).
  * When the outermost frame itself has no caller link (no sample saw its
  * caller while it was at this call site), a frame of the same function at
  * the same sp whose caller sits at the walk's CFA is the same activation
- * seen at another call site; its caller link is used ("joined").
+ * seen at another call site; its caller is used ("joined"), unless
+ * activations there were seen with different callers.
  * Algorithm and pitfalls: shared/reference/stitching-jit.md, section 7.5.
  *
- * Nodes record which samples asserted their caller link (so a sample never
- * confirms itself) and whether a later sample's stack pointer showed them
- * popped ("stale": the frame was left since; its link is used, and
- * counted, because recursion and loops re-create the same frames).
- * Memory is bounded per thread and overall; the least recently seen nodes
- * go first.
+ * A sample never vouches for itself: a caller only sample seq showed
+ * counts neither as evidence nor as ambiguity when seq is completed (so
+ * --validate-stitch, which cuts a sample the cache has seen, sees the
+ * cache as it would be without that sample's outer frames).  Each sample
+ * is learnt once: a later pass over the same samples (the same seq)
+ * changes nothing.  Whether a later sample's stack pointer showed a frame
+ * popped ("stale": the frame was left since) is counted; refuse_stale
+ * (--stitch=strict) stops before a stale frame's caller.  Memory is
+ * bounded per thread and overall; the least recently seen nodes go first.
  */
 #ifndef RESTACK_UNWIND_STITCH_H
 #define RESTACK_UNWIND_STITCH_H
@@ -43,7 +53,7 @@ struct stitch_opts {
 	void *ctx;
 	size_t max_thread_nodes;    /* per thread (default 65536) */
 	size_t max_nodes;           /* overall (default: 64 MiB worth) */
-	bool refuse_stale;          /* never use a popped frame's link */
+	bool refuse_stale;          /* never follow a popped frame's caller */
 };
 
 /* A frame as the unwinder found it (leaf first). */
@@ -62,7 +72,7 @@ struct stitch_counters {
 	uint64_t stale;             /* ... using a popped frame's link */
 	uint64_t no_match;          /* outermost frames unknown or unlinked */
 	uint64_t frames;            /* stitched frames appended */
-	uint64_t conflicts;         /* a node's caller link changed */
+	uint64_t conflicts;         /* frames seen with more than one caller */
 	uint64_t evicted;           /* nodes dropped for memory */
 	uint64_t threads;           /* threads with a cache now */
 	uint64_t threads_seen;      /* threads that ever had one */
@@ -94,12 +104,18 @@ struct stitch_walk {
 	const struct stitch_frame *f;
 	unsigned nr;
 	uint64_t outer_cfa;         /* 0: unknown */
+	bool live_only;             /* stop before a popped frame's caller
+				     * (as refuse_stale, for one walk) */
 };
 
 struct stitch_result {
 	unsigned nr;                /* frames appended */
-	bool rooted;                /* they reach a root */
-	bool stale;                 /* a popped frame's link was used */
+	bool rooted;                /* they reach a root (also with nr 0:
+				     * the walk's outermost frame is one) */
+	bool stale;                 /* a popped frame's caller was used */
+	bool ambiguous;             /* stopped at a frame seen with several
+				     * callers (also with nr 0) */
+	bool refused;               /* strict: stopped at a popped frame */
 	bool joined;                /* through the same activation seen at
 				     * another call site */
 };

@@ -76,12 +76,19 @@ EOF
 
 # The self-check: complete stacks cut in half and stitched again.
 restack_clean stats --validate-stitch "$T/deep8.data" >"$T/v.txt"
-exact=$(awk '/stitch check/ { gsub(/[(%)]/, "", $NF); print $NF }' "$T/v.txt")
+# check_share FILE WHAT: the percentage "N WHAT (P%)" of the stitch check
+check_share() {
+	sed -n "s/.*stitch check.* $2 (\([0-9.]*\)%).*/\1/p" "$1"
+}
+exact=$(check_share "$T/v.txt" exact)
+wrong=$(check_share "$T/v.txt" wrong)
 check "--validate-stitch reports >= 99% exact stitches ($exact%)" \
 	awk -v e="$exact" 'BEGIN { exit !(e >= 99) }'
 restack_clean stats --validate-stitch --stitch-max-nodes 20 "$T/deep8.data" \
 	>"$T/vbad.txt"
-bad=$(awk '/stitch check/ { gsub(/[(%)]/, "", $NF); print $NF }' "$T/vbad.txt")
+check "--validate-stitch finds no wrong stitch ($wrong%)" \
+	awk -v e="$wrong" 'BEGIN { exit !(e != "" && e == 0) }'
+bad=$(check_share "$T/vbad.txt" exact)
 check "a starved root cache makes the self-check drop ($bad%)" \
 	awk -v e="$bad" 'BEGIN { exit !(e < 50) }'
 check "stitched frames are marked as such in script output" \

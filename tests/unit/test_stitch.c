@@ -1,8 +1,9 @@
 /*
  * test_stitch.c - the per-thread root cache: joining a truncated walk to
  * outer frames other samples saw, the two-frame match, a sample never
- * confirming itself, joining an activation seen at another call site, and
- * the memory bound.
+ * confirming itself, joining an activation seen at another call site,
+ * stopping where samples showed several callers, strict mode's popped
+ * frames (also after a second pass), and the memory bound.
  */
 #include <string.h>
 
@@ -146,6 +147,112 @@ static void test_activation(void)
 	stitcher_free(st);
 }
 
+/*
+ * Recursion r (frames at sp 0x100, 0x200, 0x300) entered from A or from B,
+ * both called by main: the frame at 0x300 has two callers.
+ */
+static const uint64_t via_a[] = { 0x10, 0x80, 0x20, 0x100, 0x20, 0x200,
+				  0x20, 0x300, 0xa0, 0x400, 0xf0, 0x500 };
+static const uint64_t via_b[] = { 0x10, 0x80, 0x20, 0x100, 0x20, 0x200,
+				  0x20, 0x300, 0xb0, 0x400, 0xf0, 0x500 };
+static const uint64_t cut_r[] = { 0x11, 0x80, 0x20, 0x100, 0x20, 0x200 };
+
+static void test_ambiguous(void)
+{
+	struct stitcher *st = stitcher_new(NULL);
+	struct stitch_frame out[16];
+	struct stitch_result res;
+	unsigned n;
+
+	observe(st, 1, 1, via_a, 6, END_ROOT);
+	observe(st, 1, 2, via_a, 6, END_ROOT);
+	observe(st, 1, 3, cut_r, 3, END_WINDOW);
+	n = complete(st, 1, 3, cut_r, 3, 0, out, &res);
+	CHECK(n == 3 && res.rooted && !res.ambiguous && out[2].pc == 0xf0,
+	      "one caller ever seen: the stack is completed (%u)", n);
+	observe(st, 1, 4, via_b, 6, END_ROOT);
+	n = complete(st, 1, 3, cut_r, 3, 0, out, &res);
+	CHECK(n == 1 && !res.rooted && res.ambiguous && out[0].pc == 0x20 &&
+		      out[0].sp == 0x300,
+	      "two callers seen: the certain frame, then ambiguous (%u)", n);
+	n = complete(st, 1, 4, cut_r, 3, 0, out, &res);
+	CHECK(n == 3 && res.rooted && out[1].pc == 0xa0,
+	      "a caller only the sample itself showed is no ambiguity (%u)",
+	      n);
+	n = complete(st, 1, 1, cut_r, 3, 0, out, &res);
+	CHECK(n == 1 && res.ambiguous,
+	      "... but another sample's caller still is (%u)", n);
+	stitcher_free(st);
+}
+
+/* A root seen once and a caller seen once make a frame ambiguous too. */
+static void test_root_or_caller(void)
+{
+	static const uint64_t rooted[] = { 0x10, 0x80, 0x20, 0x100,
+					   0x20, 0x200 };
+	static const uint64_t deeper[] = { 0x10, 0x80, 0x20, 0x100,
+					   0x20, 0x200, 0x30, 0x300 };
+	struct stitcher *st = stitcher_new(NULL);
+	struct stitch_frame out[16];
+	struct stitch_result res;
+	static const uint64_t cut[] = { 0x10, 0x80, 0x20, 0x100 };
+
+	observe(st, 1, 1, rooted, 3, END_ROOT);
+	observe(st, 1, 2, deeper, 4, END_WINDOW);
+	CHECK(complete(st, 1, 3, cut, 2, 0, out, &res) == 1 &&
+		      res.ambiguous && !res.rooted,
+	      "a frame seen as the root and with a caller is ambiguous");
+	stitcher_free(st);
+}
+
+/*
+ * A sample is learnt once: a second pass over it changes nothing, and in
+ * particular does not forget that a later sample popped a frame (strict
+ * mode used to treat popped frames as live in the second pass).
+ */
+static void test_second_pass(void)
+{
+	static const uint64_t shallow[] = { 0x50, 0x350, 0xa0, 0x400,
+					    0xf0, 0x500 };
+	struct stitch_opts o = { 0 };
+	struct stitcher *st;
+	struct stitch_frame out[16];
+	struct stitch_result res;
+	unsigned n;
+
+	o.refuse_stale = true;
+	st = stitcher_new(&o);
+	observe(st, 1, 1, via_a, 6, END_ROOT);
+	observe(st, 1, 2, shallow, 3, END_ROOT);   /* pops 0x100-0x300 */
+	observe(st, 1, 3, cut_r, 3, END_WINDOW);
+	observe(st, 1, 1, via_b, 6, END_ROOT);     /* pass two */
+	observe(st, 1, 2, shallow, 3, END_ROOT);
+	n = complete(st, 1, 9, cut_r, 3, 0, out, &res);
+	CHECK(n == 1 && out[0].sp == 0x300 && res.refused && !res.rooted,
+	      "strict: a popped frame's caller is not taken, also after a "
+	      "second pass (%u)", n);
+	stitcher_free(st);
+	st = stitcher_new(NULL);
+	observe(st, 1, 1, via_a, 6, END_ROOT);
+	observe(st, 1, 2, shallow, 3, END_ROOT);
+	observe(st, 1, 1, via_b, 6, END_ROOT);
+	n = complete(st, 1, 9, cut_r, 3, 0, out, &res);
+	CHECK(n == 3 && res.rooted && res.stale && out[1].pc == 0xa0,
+	      "a second pass teaches no new caller (%u)", n);
+	{
+		struct stitch_walk w = { 0 };
+		struct stitch_frame f[16];
+
+		w.f = f;
+		w.nr = frames(f, cut_r, 3);
+		w.live_only = true;
+		n = stitcher_complete(st, 1, 9, &w, out, 16, &res);
+		CHECK(n == 0 && res.refused,
+		      "a live-only walk stops at a popped frame (%u)", n);
+	}
+	stitcher_free(st);
+}
+
 static void test_bounds(void)
 {
 	struct stitch_opts o = { 0 };
@@ -179,6 +286,9 @@ int main(void)
 	test_join();
 	test_self();
 	test_activation();
+	test_ambiguous();
+	test_root_or_caller();
+	test_second_pass();
 	test_bounds();
 	return done_testing();
 }
