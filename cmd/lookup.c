@@ -88,7 +88,8 @@ static int lookup_fetch(struct lookup *l, const struct lookup_opts *o,
 			const char *path, const struct perfdata_info *in)
 {
 	struct perfdata_reader *rd = NULL;
-	struct dbgd_opts dopts = { .urls = l->urls };
+	struct dbgd_opts dopts = { .urls = l->urls,
+				   .maxsize = o->dbgd_maxsize };
 	struct dbgd_want *wants;
 	unsigned i, nr = 0;
 	struct err err;

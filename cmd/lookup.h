@@ -21,6 +21,7 @@
 struct lookup_opts {
 	const char *symfs;                          /* --symfs */
 	const char *archive;                        /* --archive */
+	uint64_t dbgd_maxsize;                      /* bytes; 0: default */
 	const char *debug_dirs[LOOKUP_MAX_DIRS];    /* --debuginfo-dir */
 	unsigned nr_debug_dirs;
 	const char *urls[LOOKUP_MAX_DIRS];          /* --debuginfod */

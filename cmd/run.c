@@ -37,6 +37,7 @@ enum {
 	OPT_MIN_COVERAGE,
 	OPT_SYMFS,
 	OPT_ARCHIVE,
+	OPT_DEBUGINFOD_MAXSIZE,
 	OPT_DEBUGINFO_DIR,
 	OPT_DEBUGINFOD,
 	OPT_OFFLINE,
@@ -67,6 +68,8 @@ const struct option run_long_options[] = {
 	{ "min-coverage", required_argument, NULL, OPT_MIN_COVERAGE },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "archive", required_argument, NULL, OPT_ARCHIVE },
+	{ "debuginfod-maxsize", required_argument, NULL,
+	  OPT_DEBUGINFOD_MAXSIZE },
 	{ "debuginfo-dir", required_argument, NULL, OPT_DEBUGINFO_DIR },
 	{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
 	{ "offline", no_argument, NULL, OPT_OFFLINE },
@@ -105,6 +108,8 @@ const char *const run_usage_lines[] = {
 	"                          $DEBUGINFOD_URLS), asked last, up front, for",
 	"                          missing executables and debuginfo",
 	"                          ($DEBUGINFOD_TIMEOUT: seconds, default 30)",
+	"      --debuginfod-maxsize MIB  the largest download (default",
+	"                          $DEBUGINFOD_MAXSIZE bytes, else 1024 MiB)",
 	"      --offline           no debuginfod lookups",
 	"      --dwarf-cache DIR   keep decompressed debug info in DIR for",
 	"                          later runs (default",
@@ -239,6 +244,15 @@ int run_parse_option(struct run_opts *o, int c, const char *arg)
 		return 1;
 	case OPT_ARCHIVE:
 		o->lookup.archive = arg;
+		return 1;
+	case OPT_DEBUGINFOD_MAXSIZE:
+		v = strtoul(arg, &end, 10);
+		if (!*arg || *end || v < 1 || v > (1ul << 30)) {
+			cmd_error("--debuginfod-maxsize takes MiB from 1 to "
+				  "%lu, not '%s'", 1ul << 30, arg);
+			return -1;
+		}
+		o->lookup.dbgd_maxsize = (uint64_t)v << 20;
 		return 1;
 	case OPT_DEBUGINFO_DIR:
 	case OPT_DEBUGINFOD:

@@ -10,6 +10,15 @@
  * fails as timed out, so a stalled server cannot hold the run.  When an
  * executable arrives that lacks symbols or DWARF and the want says so,
  * its debuginfo is queued next.
+ *
+ * Downloads are bounded by a size limit: the helper sets
+ * DEBUGINFOD_MAXSIZE, with which the client refuses an answer whose
+ * Content-Length is over it before reading it, and cancels from the
+ * progress callback a download without a Content-Length once it passes
+ * the limit (the client then returns "not found" and leaves a negative
+ * entry, which is removed like any other); a file that arrives larger
+ * anyway (file:// URLs) is removed and refused.  A file that arrives is
+ * checked for the ELF magic before anything else opens it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -84,6 +93,7 @@ struct dbgd_job {
 	bool downloaded;
 	uint64_t bytes;
 	char *path;                 /* owned */
+	char *why;                  /* owned; what a non-ELF answer was */
 };
 
 struct dbgd {
@@ -91,6 +101,8 @@ struct dbgd {
 	size_t nr_jobs, alloc_jobs;
 	struct dbgd_summary sum;
 	char *private_cache;        /* made here, removed by dbgd_free */
+	uint64_t maxsize;           /* bytes */
+	char too_large[80];         /* the reason for -EFBIG */
 };
 
 /* Pipe messages.  Requests: parent to helper; answers: helper to parent. */
@@ -181,6 +193,8 @@ struct dbgd_child {
 	int resp;
 	uint32_t job;
 	uint64_t bytes;
+	uint64_t maxsize;
+	bool too_large;             /* cancelled at the size limit */
 	double last_sent;
 };
 
@@ -190,7 +204,15 @@ static int dbgd_child_progress(debuginfod_client *c, long a, long b)
 	struct dbgd_msg m = { .type = DBGD_MSG_PROGRESS };
 	double now = dbgd_now();
 
-	/* (loops, 0) until a server answers, then (bytes, size). */
+	/*
+	 * (loops, 0) until a server answers, then (bytes, size), or
+	 * (bytes, -1) without a Content-Length: the client's own limit
+	 * only looks at the size, so such a download is cut off here.
+	 */
+	if (b != 0 && a > 0 && (uint64_t)a > ch->maxsize) {
+		ch->too_large = true;
+		return 1;
+	}
 	if (b <= 0 || a < 0 || (uint64_t)a == ch->bytes ||
 	    now - ch->last_sent < 0.1)
 		return 0;
@@ -199,11 +221,14 @@ static int dbgd_child_progress(debuginfod_client *c, long a, long b)
 	m.job = ch->job;
 	m.bytes = ch->bytes;
 	(void)dbgd_write_all(ch->resp, &m, sizeof(m));
-	return 0;   /* never cancel: a cancel is cached as a miss */
+	return 0;   /* no other cancel: a cancel is cached as a miss */
 }
 
-/* Removes the client's empty "not found" entry for bid/kind, if any. */
-static void dbgd_drop_negative(const char *cache, const struct dbgd_req *r)
+/*
+ * Removes the client's empty "not found" entry for bid/kind, if any.
+ * Returns whether the cache holds the file itself.
+ */
+static bool dbgd_drop_negative(const char *cache, const struct dbgd_req *r)
 {
 	char hex[41], path[4096];
 	struct stat st;
@@ -211,25 +236,31 @@ static void dbgd_drop_negative(const char *cache, const struct dbgd_req *r)
 	module_build_id_hex(r->bid, MIN(r->size, 20), hex);
 	snprintf(path, sizeof(path), "%s/%s/%s", cache, hex,
 		 dbgd_kind_names[r->kind]);
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+	if (lstat(path, &st) < 0)
+		return false;
+	if (S_ISREG(st.st_mode) && st.st_size == 0)
 		(void)unlink(path);
+	return st.st_size > 0;
 }
 
 static void __attribute__((noreturn))
 dbgd_child_main(int req, int resp, const char *urls,
-			    const char *cache, unsigned timeout)
+			    const char *cache, unsigned timeout,
+			    uint64_t maxsize)
 {
-	struct dbgd_child ch = { .resp = resp };
+	struct dbgd_child ch = { .resp = resp, .maxsize = maxsize };
 	debuginfod_client *c;
 	struct dbgd_req r;
 	struct err err;
-	char t[16];
+	char t[16], size[24];
 
 	/* A private environment: nothing else runs in this process. */
 	snprintf(t, sizeof(t), "%u", timeout);
+	snprintf(size, sizeof(size), "%llu", (unsigned long long)maxsize);
 	if (setenv("DEBUGINFOD_URLS", urls, 1) < 0 ||
 	    setenv("DEBUGINFOD_CACHE_PATH", cache, 1) < 0 ||
 	    setenv("DEBUGINFOD_TIMEOUT", t, 1) < 0 ||
+	    setenv("DEBUGINFOD_MAXSIZE", size, 1) < 0 ||
 	    (!getenv("DEBUGINFOD_RETRY_LIMIT") &&
 	     setenv("DEBUGINFOD_RETRY_LIMIT", "0", 1) < 0))
 		_exit(1);
@@ -245,6 +276,7 @@ dbgd_child_main(int req, int resp, const char *urls,
 		struct dbgd_msg m = { .type = DBGD_MSG_DONE, .job = r.job };
 		char *path = NULL;
 		size_t len = 0;
+		bool had;
 		int rc;
 
 		if (r.size == 0 || r.size > 20 || r.kind >= DBGD_KIND__COUNT)
@@ -252,14 +284,15 @@ dbgd_child_main(int req, int resp, const char *urls,
 		ch.job = r.job;
 		ch.bytes = 0;
 		ch.last_sent = 0;
-		dbgd_drop_negative(cache, &r);
+		ch.too_large = false;
+		had = dbgd_drop_negative(cache, &r);
 		rc = r.kind == DBGD_EXECUTABLE ?
 			     dbgd_api.find_executable(c, r.bid, r.size, &path) :
 			     dbgd_api.find_debuginfo(c, r.bid, r.size, &path);
 		if (rc >= 0) {
 			close(rc);
-			/* Headers or progress only when bytes moved. */
-			m.downloaded = dbgd_api.get_headers(c) != NULL ||
+			/* New in the cache, headers or progress: fetched. */
+			m.downloaded = !had || dbgd_api.get_headers(c) ||
 				       ch.bytes > 0;
 			len = path ? strlen(path) : 0;
 			if (!len || len > 4096) {
@@ -269,6 +302,8 @@ dbgd_child_main(int req, int resp, const char *urls,
 				rc = 0;
 			}
 		} else {
+			if (ch.too_large)
+				rc = -EFBIG;
 			dbgd_drop_negative(cache, &r);
 		}
 		m.rc = rc;
@@ -369,7 +404,7 @@ static bool dbgd_cache_usable(const char *dir)
 
 static int dbgd_spawn(struct dbgd_worker *w, struct dbgd_worker *all,
 		      unsigned nr_all, const char *urls, const char *cache,
-		      unsigned timeout)
+		      unsigned timeout, uint64_t maxsize)
 {
 	int req[2], resp[2];
 	unsigned i;
@@ -401,7 +436,8 @@ static int dbgd_spawn(struct dbgd_worker *w, struct dbgd_worker *all,
 		}
 		close(req[1]);
 		close(resp[0]);
-		dbgd_child_main(req[0], resp[1], urls, cache, timeout);
+		dbgd_child_main(req[0], resp[1], urls, cache, timeout,
+				maxsize);
 	}
 	close(req[0]);
 	close(resp[1]);
@@ -445,6 +481,44 @@ static void dbgd_finish_job(struct dbgd *d, struct dbgd_job *j, int rc)
 		d->sum.failed++;
 }
 
+/*
+ * Whether the file j fetched starts as an ELF file does.  If not, j->why
+ * says what it starts with (a server's error page, most often) and the
+ * file leaves the client cache, which would otherwise offer it to every
+ * later run; returns -1.
+ */
+static int dbgd_check_elf(struct dbgd_job *j)
+{
+	unsigned char head[8];
+	char shown[8 * 4 + 1], *p = shown;
+	ssize_t n = -1, i;
+	int fd = open(j->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		while ((n = read(fd, head, sizeof(head))) < 0 && errno == EINTR)
+			;
+		close(fd);
+	}
+	if (n >= 4 && !memcmp(head, "\x7f" "ELF", 4))
+		return 0;
+	for (i = 0; i < n; i++)
+		p += head[i] >= 0x20 && head[i] < 0x7f && head[i] != '\'' ?
+			     sprintf(p, "%c", head[i]) :
+			     sprintf(p, "\\x%02x", head[i]);
+	if (n < 0)
+		j->why = mem_strdup("debuginfod answer unreadable");
+	else if (n == 0)
+		j->why = mem_strdup("debuginfod answered with an empty file");
+	else if (asprintf(&j->why, "debuginfod answered with something "
+			  "that is not an ELF file (it starts with '%s')",
+			  shown) < 0)
+		j->why = NULL;
+	(void)unlink(j->path);
+	free(j->path);
+	j->path = NULL;
+	return -1;
+}
+
 /* Reads one message from w; -1 when the helper is gone. */
 static int dbgd_take_msg(struct dbgd *d, struct dbgd_worker *w, double now)
 {
@@ -484,6 +558,17 @@ static int dbgd_take_msg(struct dbgd *d, struct dbgd_worker *w, double now)
 
 		if (stat(path, &st) == 0)
 			j->bytes = (uint64_t)st.st_size;
+		if (j->bytes > d->maxsize) {
+			/* what the client let through (file://); an
+			 * older file in the cache is not ours to remove */
+			if (j->downloaded)
+				(void)unlink(path);
+			free(j->path);
+			j->path = NULL;
+			m.rc = -EFBIG;
+		} else if (dbgd_check_elf(j) < 0) {
+			m.rc = -ENOEXEC;
+		}
 	}
 	dbgd_finish_job(d, j, m.rc ? m.rc : path ? 0 : -ENOENT);
 	w->job = -1;
@@ -547,6 +632,24 @@ static unsigned dbgd_timeout(const struct dbgd_opts *o)
 	return DBGD_DEFAULT_TIMEOUT;
 }
 
+/* The download limit: opts, else $DEBUGINFOD_MAXSIZE, else the default. */
+static uint64_t dbgd_maxsize(const struct dbgd_opts *o)
+{
+	const char *env = getenv("DEBUGINFOD_MAXSIZE");
+	unsigned long long v;
+	char *end;
+
+	if (o->maxsize)
+		return o->maxsize;
+	if (env && *env) {
+		errno = 0;
+		v = strtoull(env, &end, 10);
+		if (!*end && !errno && v > 0 && v <= INT64_MAX)
+			return v;
+	}
+	return DBGD_DEFAULT_MAXSIZE;
+}
+
 /* Runs the queue to the end with up to nr_ws helpers. */
 static int dbgd_run(struct dbgd *d, const struct dbgd_opts *o,
 		    struct dbgd_worker *ws, unsigned nr_ws, const char *urls,
@@ -570,7 +673,7 @@ static int dbgd_run(struct dbgd *d, const struct dbgd_opts *o,
 
 			if (ws[i].pid <= 0 &&
 			    dbgd_spawn(&ws[i], ws, nr_ws, urls, cache,
-				       timeout) < 0)
+				       timeout, d->maxsize) < 0)
 				continue;   /* others may still run */
 			if (ws[i].job >= 0)
 				continue;
@@ -676,6 +779,15 @@ struct dbgd *dbgd_fetch(const struct dbgd_want *wants, unsigned nr,
 			goto fail;
 		}
 	}
+	d->maxsize = dbgd_maxsize(o);
+	if (d->maxsize % (1 << 20))
+		snprintf(d->too_large, sizeof(d->too_large),
+			 "debuginfod file too large (over %llu bytes)",
+			 (unsigned long long)d->maxsize);
+	else
+		snprintf(d->too_large, sizeof(d->too_large),
+			 "debuginfod file too large (over %llu MiB)",
+			 (unsigned long long)(d->maxsize >> 20));
 	if (!d->nr_jobs || !dbgd_configured(urls))
 		return d;
 	d->sum.cache_dir = dbgd_default_cache();
@@ -723,8 +835,10 @@ void dbgd_free(struct dbgd *d)
 
 	if (!d)
 		return;
-	for (i = 0; i < d->nr_jobs; i++)
+	for (i = 0; i < d->nr_jobs; i++) {
 		free(d->jobs[i].path);
+		free(d->jobs[i].why);
+	}
 	free(d->jobs);
 	if (d->private_cache) {
 		locate_remove_tree(d->private_cache);
@@ -734,15 +848,18 @@ void dbgd_free(struct dbgd *d)
 	free(d);
 }
 
-static const char *dbgd_why(int rc)
+static const char *dbgd_why(const struct dbgd *d, const struct dbgd_job *j)
 {
-	switch (rc) {
+	if (j->why)
+		return j->why;
+	switch (j->rc) {
 	case 0: return "found";
 	case -ENOENT: return "not found on the debuginfod servers";
 	case -ETIME: return "debuginfod lookup timed out";
 	case -ECONNREFUSED: return "debuginfod server refused the connection";
 	case -EHOSTUNREACH: return "debuginfod server unreachable";
-	case -EFBIG: return "debuginfod file too large";
+	case -EFBIG: return d->too_large;
+	case -ENOEXEC: return "debuginfod answered with a file that is not ELF";
 	case -EAGAIN: return "no process for the debuginfod lookup";
 	default: return "debuginfod lookup failed";
 	}
@@ -766,7 +883,7 @@ const char *dbgd_result(const struct dbgd *d, const uint8_t *bid,
 		return NULL;
 	}
 	if (why)
-		*why = dbgd_why(j->rc);
+		*why = dbgd_why(d, j);
 	return j->rc ? NULL : j->path;
 }
 

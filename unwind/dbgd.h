@@ -61,6 +61,9 @@ struct dbgd_opts {
 	unsigned jobs;           /* helper processes; 0: 4 */
 	unsigned timeout;        /* seconds without progress that fail a
 				  * lookup; 0: $DEBUGINFOD_TIMEOUT, else 30 */
+	uint64_t maxsize;        /* bytes a download may have; 0:
+				  * $DEBUGINFOD_MAXSIZE, else
+				  * DBGD_DEFAULT_MAXSIZE */
 	dbgd_progress_fn progress;  /* or NULL */
 	void *progress_ctx;
 };
@@ -76,6 +79,12 @@ struct dbgd_summary {
 	char *cache_dir;         /* the client cache used; owned */
 };
 
+/*
+ * The default download limit: a little over the largest debuginfo files
+ * Debian ships (a few hundred MiB), far below what fills a disk.
+ */
+#define DBGD_DEFAULT_MAXSIZE (1024ull << 20)
+
 struct dbgd;
 
 /* Whether debuginfod lookups are configured (urls or $DEBUGINFOD_URLS). */
@@ -84,7 +93,11 @@ bool dbgd_configured(const char *urls);
 /*
  * Runs the lookups the wants ask for and returns their results, or NULL
  * with *err filled (out of memory, no processes).  Lookups that fail are
- * results too (dbgd_result()).  Sets SIGPIPE to ignored while it runs.
+ * results too (dbgd_result()).  A download over the size limit fails as
+ * "too large" (the client refuses a Content-Length over it; an answer
+ * without one is cut off there), and an answer that is not an ELF file
+ * fails saying what it starts with and is removed from the client cache.
+ * Sets SIGPIPE to ignored while it runs.
  * dbgd_free() releases everything (and a private cache directory made
  * because the client cache was not writable).
  */
@@ -94,8 +107,8 @@ void dbgd_free(struct dbgd *d);
 
 /*
  * The file fetched for bid and kind, or NULL; *why (when not NULL)
- * receives "not looked up", "not found on the servers", "timed out", ...
- * The path is owned by d.
+ * receives "not looked up", "not found on the servers", "timed out",
+ * "too large", "not an ELF file" ...  The path and *why are owned by d.
  */
 const char *dbgd_result(const struct dbgd *d, const uint8_t *bid,
 			unsigned n, enum dbgd_kind kind, const char **why);

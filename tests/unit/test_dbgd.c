@@ -6,7 +6,9 @@
  * Many lookups run through several helper processes at once; found ones
  * must come back with their bytes, missing ones as "not found" without a
  * negative entry left in the client cache, and an entry the client left
- * there earlier must not hide a file that is now available.
+ * there earlier must not hide a file that is now available.  A file over
+ * the size limit is refused as too large, and an answer that is not ELF
+ * says what it was and leaves the cache.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -101,11 +103,11 @@ static void test_fetch(void)
 		mkdirs(path);
 		snprintf(path, sizeof(path), "%s/srv/buildid/%s/executable",
 			 tmp, hex);
-		snprintf(text, sizeof(text), "exe %u", i);
+		snprintf(text, sizeof(text), "\177ELF exe %u", i);
 		write_file(path, text);
 		snprintf(path, sizeof(path), "%s/srv/buildid/%s/debuginfo",
 			 tmp, hex);
-		snprintf(text, sizeof(text), "debug %u", i);
+		snprintf(text, sizeof(text), "\177ELF debug %u", i);
 		write_file(path, text);
 	}
 	/* A negative entry the client made in some earlier run. */
@@ -123,7 +125,7 @@ static void test_fetch(void)
 					    DBGD_EXECUTABLE, &why);
 		struct stat st;
 
-		snprintf(text, sizeof(text), "exe %u", i);
+		snprintf(text, sizeof(text), "\177ELF exe %u", i);
 		if (i < NR_PRESENT ? file_is(p, text) :
 				     !p && !strcmp(why, "not found on the "
 							"debuginfod servers"))
@@ -139,7 +141,7 @@ static void test_fetch(void)
 		     "every absent one reported not found");
 	CHECK_EQ_U64(negative, 0, "no negative entries left in the cache");
 	CHECK(file_is(dbgd_result(d, wants[5].bid, 20, DBGD_DEBUGINFO, NULL),
-		      "debug 5"), "debuginfo fetched where asked for");
+		      "\177ELF debug 5"), "debuginfo fetched where asked for");
 	CHECK(!dbgd_result(d, wants[4].bid, 20, DBGD_DEBUGINFO, &why) &&
 	      !strcmp(why, "not looked up on debuginfod"),
 	      "debuginfo not fetched where not asked for");
@@ -161,7 +163,7 @@ static void test_fetch(void)
 		mkdirs(path);
 		snprintf(path, sizeof(path), "%s/srv/buildid/%s/executable",
 			 tmp, hex);
-		snprintf(text, sizeof(text), "exe %u", i);
+		snprintf(text, sizeof(text), "\177ELF exe %u", i);
 		write_file(path, text);
 	}
 	d = dbgd_fetch(wants, NR_IDS, &o, &err);
@@ -169,7 +171,7 @@ static void test_fetch(void)
 		return;
 	found = 0;
 	for (i = 0; i < NR_IDS; i++) {
-		snprintf(text, sizeof(text), "exe %u", i);
+		snprintf(text, sizeof(text), "\177ELF exe %u", i);
 		found += file_is(dbgd_result(d, wants[i].bid, 20,
 					     DBGD_EXECUTABLE, NULL), text);
 	}
@@ -185,6 +187,76 @@ static void test_fetch(void)
 	CHECK(d && !dbgd_summary(d)->lookups &&
 	      !dbgd_result(d, wants[0].bid, 20, DBGD_EXECUTABLE, NULL),
 	      "no URLs: no lookups");
+	dbgd_free(d);
+}
+
+/* Writes the executable of build-id i to the file:// server. */
+static void serve_exe(unsigned i, const char *text)
+{
+	char path[512], hex[41];
+	uint8_t bid[20];
+
+	make_id(i, bid);
+	module_build_id_hex(bid, 20, hex);
+	snprintf(path, sizeof(path), "%s/srv2/buildid/%s", tmp, hex);
+	mkdirs(path);
+	snprintf(path, sizeof(path), "%s/srv2/buildid/%s/executable", tmp,
+		 hex);
+	write_file(path, text);
+}
+
+static void test_bad_answers(void)
+{
+	struct dbgd_want wants[3];
+	struct dbgd_opts o = { .jobs = 2, .maxsize = 4096 };
+	char urls[300], cache[300], path[512], hex[41], big[6000];
+	const char *p, *why = "";
+	struct dbgd *d;
+	struct err err;
+	struct stat st;
+	unsigned i;
+
+	snprintf(urls, sizeof(urls), "file://%s/srv2", tmp);
+	snprintf(cache, sizeof(cache), "%s/cache2", tmp);
+	o.urls = urls;
+	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
+	memset(wants, 0, sizeof(wants));
+	for (i = 0; i < 3; i++) {
+		make_id(100 + i, wants[i].bid);
+		wants[i].size = 20;
+		wants[i].name = "test";
+		wants[i].exe = DBGD_NEED_ALWAYS;
+		wants[i].debug = DBGD_NEED_ALWAYS;
+	}
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	memcpy(big, "\177ELF", 4);
+	serve_exe(100, big);                      /* 5999 bytes */
+	serve_exe(101, "<!DOCTYPE html><p>no such file</p>\n");
+	serve_exe(102, "\177ELF small");
+	d = dbgd_fetch(wants, 3, &o, &err);
+	if (!CHECK(d != NULL, "dbgd_fetch runs (%s)", d ? "" : err.msg))
+		return;
+	p = dbgd_result(d, wants[0].bid, 20, DBGD_EXECUTABLE, &why);
+	CHECK(!p && strstr(why, "too large (over 4096 bytes)"),
+	      "a file over the limit is too large (%s)", why);
+	module_build_id_hex(wants[0].bid, 20, hex);
+	snprintf(path, sizeof(path), "%s/%s/executable", cache, hex);
+	CHECK(stat(path, &st) < 0, "... and is not in the client cache");
+	p = dbgd_result(d, wants[1].bid, 20, DBGD_EXECUTABLE, &why);
+	CHECK(!p && !strcmp(why, "debuginfod answered with something that "
+			    "is not an ELF file (it starts with '<!DOCTYP')"),
+	      "a non-ELF answer says what it was (%s)", why);
+	module_build_id_hex(wants[1].bid, 20, hex);
+	snprintf(path, sizeof(path), "%s/%s/executable", cache, hex);
+	CHECK(stat(path, &st) < 0, "... and leaves the client cache");
+	CHECK(!dbgd_result(d, wants[1].bid, 20, DBGD_DEBUGINFO, &why) &&
+	      !strcmp(why, "not looked up on debuginfod"),
+	      "... and its debuginfo is not looked up");
+	CHECK(file_is(dbgd_result(d, wants[2].bid, 20, DBGD_EXECUTABLE,
+				  NULL), "\177ELF small"),
+	      "a file under the limit is fetched");
+	CHECK_EQ_U64(dbgd_summary(d)->failed, 2, "both counted as failed");
 	dbgd_free(d);
 }
 
@@ -270,6 +342,7 @@ int main(void)
 	setenv("DEBUGINFOD_TIMEOUT", "5", 1);
 	test_locate_order();
 	test_fetch();
+	test_bad_answers();
 	locate_remove_tree(tmp);
 	return done_testing();
 }
