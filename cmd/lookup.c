@@ -138,6 +138,39 @@ static int lookup_fetch(struct lookup *l, const struct lookup_opts *o,
 	return rc;
 }
 
+/*
+ * Extracts the archive: of a capture with a build-id list, only its
+ * build-ids' files (without one, a pipe or --buildid-mmap, every
+ * build-id's).
+ */
+static struct perfarchive *lookup_archive(const struct lookup_opts *o,
+					  const struct perfdata_info *in,
+					  struct err *err)
+{
+	struct perfarchive_opts ao = {
+		.max_file = o->archive_max_file,
+		.max_total = o->archive_max_total,
+	};
+	struct perfarchive *a;
+	char (*hex)[41] = NULL;
+	unsigned i, n = 0;
+
+	for (i = 0; in && i < in->nr_build_ids; i++)
+		n += !in->build_ids[i].from_mmap;
+	if (n && !(hex = mem_zalloc(in->nr_build_ids, sizeof(*hex)))) {
+		err_set(err, ERR_NOMEM, ERR_NO_OFF, "archive");
+		return NULL;
+	}
+	for (i = 0; hex && i < in->nr_build_ids; i++)
+		module_build_id_hex(in->build_ids[i].build_id,
+				    MIN(in->build_ids[i].size, 20),
+				    hex[ao.nr_build_ids++]);
+	ao.build_ids = (const char (*)[41])hex;
+	a = perfarchive_open(o->archive, &ao, err);
+	free(hex);
+	return a;
+}
+
 int lookup_init(struct lookup *l, const struct lookup_opts *o,
 		const char *path, const struct perfdata_info *in,
 		const char *const *cache_dirs, unsigned nr_cache_dirs)
@@ -151,7 +184,7 @@ int lookup_init(struct lookup *l, const struct lookup_opts *o,
 		l->dirs[l->nr_dirs++].label = "build-id cache";
 	}
 	if (o->archive) {
-		l->archive = perfarchive_open(o->archive, &err);
+		l->archive = lookup_archive(o, in, &err);
 		if (!l->archive) {
 			cmd_report_err(o->archive, &err);
 			return -1;

@@ -21,6 +21,8 @@
 struct lookup_opts {
 	const char *symfs;                          /* --symfs */
 	const char *archive;                        /* --archive */
+	uint64_t archive_max_file;                  /* bytes; 0: default */
+	uint64_t archive_max_total;                 /* bytes; 0: default */
 	uint64_t dbgd_maxsize;                      /* bytes; 0: default */
 	const char *debug_dirs[LOOKUP_MAX_DIRS];    /* --debuginfo-dir */
 	unsigned nr_debug_dirs;

@@ -37,6 +37,8 @@ enum {
 	OPT_MIN_COVERAGE,
 	OPT_SYMFS,
 	OPT_ARCHIVE,
+	OPT_ARCHIVE_MAX_FILE,
+	OPT_ARCHIVE_MAX_TOTAL,
 	OPT_DEBUGINFOD_MAXSIZE,
 	OPT_DEBUGINFO_DIR,
 	OPT_DEBUGINFOD,
@@ -68,6 +70,9 @@ const struct option run_long_options[] = {
 	{ "min-coverage", required_argument, NULL, OPT_MIN_COVERAGE },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "archive", required_argument, NULL, OPT_ARCHIVE },
+	{ "archive-max-file", required_argument, NULL, OPT_ARCHIVE_MAX_FILE },
+	{ "archive-max-total", required_argument, NULL,
+	  OPT_ARCHIVE_MAX_TOTAL },
 	{ "debuginfod-maxsize", required_argument, NULL,
 	  OPT_DEBUGINFOD_MAXSIZE },
 	{ "debuginfo-dir", required_argument, NULL, OPT_DEBUGINFO_DIR },
@@ -102,6 +107,10 @@ const char *const run_usage_lines[] = {
 	"      --symfs DIR         look for recorded paths under DIR first",
 	"      --archive FILE      a `perf archive` tarball to find binaries",
 	"                          and kernel symbols in (after the caches)",
+	"      --archive-max-file MIB  the largest archive entry extracted",
+	"                          (default 1024)",
+	"      --archive-max-total MIB  the most an archive may hold (default",
+	"                          4096)",
 	"      --debuginfo-dir DIR  a directory of .build-id/xx/rest[.debug]",
 	"                          files (repeatable; /usr/lib/debug is last)",
 	"      --debuginfod URL    a debuginfod server (repeatable; default",
@@ -245,14 +254,23 @@ int run_parse_option(struct run_opts *o, int c, const char *arg)
 	case OPT_ARCHIVE:
 		o->lookup.archive = arg;
 		return 1;
+	case OPT_ARCHIVE_MAX_FILE:
+	case OPT_ARCHIVE_MAX_TOTAL:
 	case OPT_DEBUGINFOD_MAXSIZE:
 		v = strtoul(arg, &end, 10);
 		if (!*arg || *end || v < 1 || v > (1ul << 30)) {
-			cmd_error("--debuginfod-maxsize takes MiB from 1 to "
-				  "%lu, not '%s'", 1ul << 30, arg);
+			cmd_error("--%s takes MiB from 1 to %lu, not '%s'",
+				  c == OPT_ARCHIVE_MAX_FILE ? "archive-max-file" :
+				  c == OPT_ARCHIVE_MAX_TOTAL ?
+					  "archive-max-total" :
+					  "debuginfod-maxsize",
+				  1ul << 30, arg);
 			return -1;
 		}
-		o->lookup.dbgd_maxsize = (uint64_t)v << 20;
+		*(c == OPT_ARCHIVE_MAX_FILE ? &o->lookup.archive_max_file :
+		  c == OPT_ARCHIVE_MAX_TOTAL ? &o->lookup.archive_max_total :
+					       &o->lookup.dbgd_maxsize) =
+			(uint64_t)v << 20;
 		return 1;
 	case OPT_DEBUGINFO_DIR:
 	case OPT_DEBUGINFOD:
