@@ -1,0 +1,168 @@
+#!/bin/bash
+# stitch_truth.sh - stitching judged against ground truth (issue 21):
+# workloads recorded once with a 64 KiB stack copy (every stack fits),
+# cropped to 8 KiB and 4 KiB (tools/crop_stack.py), and every cropped
+# sample whose true stack is complete classified exact / honest / WRONG by
+# tools/stitch_truth.py for --stitch=on, strict and off, next to the
+# unambiguous ceiling and --validate-stitch's own numbers.  The checks
+# are the issue's acceptance criteria:
+#   - WRONG <= 0.1% of complete samples with on and with strict;
+#   - on's exact share within 2 points of the ceiling (not below it by
+#     more), and >= 99% on the stable workloads;
+#   - --validate-stitch's WRONG estimate within 3 points of the truth
+#     (WRONG among the samples the copy cut), skipped while restack does
+#     not report one;
+#   - with --stitch=off, no complete-looking stack differs from the truth.
+. "$(dirname "$0")/lib.sh"
+
+need_perf
+command -v python3 >/dev/null || skip_all "python3 is needed"
+cc=$(command -v cc || command -v gcc) || skip_all "no C compiler"
+tool=$TOP/tests/tools
+src=$TESTDATA/src
+# Each workload spins for this many CPU seconds (about 1000 samples).
+secs=${STITCH_TRUTH_SECONDS:-1}
+workloads=()
+stable=" deep bigmain "
+
+# workload NAME CMD...: records CMD at 64 KiB into $T/NAME.data and crops
+# it; a workload that cannot be recorded is skipped, not failed.
+workload() {
+	local name=$1
+	shift
+	if ! record -e cpu-clock -F 999 --call-graph dwarf,65528 \
+		-o "$T/$name.data" -- "$@" >"$T/$name.out"; then
+		skip "$name" "perf record failed"
+		return
+	fi
+	local b
+	for b in 8192 4096; do
+		python3 "$tool/crop_stack.py" "$T/$name.data" \
+			"$T/$name.$b.data" $b || { fail "$name: crop to $b"; return; }
+	done
+	workloads+=("$name")
+}
+
+# build NAME FLAGS...: testdata/src/NAME.c to $T/NAME.
+build() {
+	local name=$1
+	shift
+	"$cc" "$@" -g -o "$T/$name" "$src/$name.c" -lpthread
+}
+
+# The shapes of stitch.sh: one recursion, depths 40, 150 or 300.
+build deep -O2 -fomit-frame-pointer &&
+	workload deep "$T/deep" $((secs * 70000))
+# (a) one recursion under three entries of unequal frame sizes
+build st_entries -O1 -fno-omit-frame-pointer &&
+	workload entries "$T/st_entries" "$secs"
+# (b) one recursion under three callers, two with equal frame sizes
+build st_callers -O2 -fomit-frame-pointer &&
+	workload callers "$T/st_callers" "$secs"
+# (h) a stable deep stack: main's 6 KiB array, a loop below it
+build st_bigmain -O1 -fno-omit-frame-pointer &&
+	workload bigmain "$T/st_bigmain" "$secs"
+
+[ ${#workloads[@]} -gt 0 ] || skip_all "no workload could be recorded"
+
+# val KEY LINE: the value of KEY=... in a line of stitch_truth.py.
+val() {
+	local w
+	for w in $2; do
+		case $w in "$1"=*) echo "${w#*=}"; return ;; esac
+	done
+}
+
+# ge A B: A >= B for decimals.
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
+
+printf '# %-9s %-5s %-8s %7s %8s %5s %7s %7s %7s %8s\n' workload copy mode \
+	samples complete cut exact% honest% WRONG% ceiling%
+for w in "${workloads[@]}"; do
+	for b in 8192 4096; do
+		if ! env -i PATH=/usr/bin:/bin HOME="$T/home" \
+			python3 "$tool/stitch_truth.py" --restack "$RESTACK" \
+			--full "$T/$w.data" --crop "$T/$w.$b.data" \
+			--show-wrong 1 >"$T/$w.$b.truth" 2>"$T/$w.$b.err"; then
+			fail "$w $b: stitch_truth.py runs" \
+				"$(head -n 5 "$T/$w.$b.err")"
+			continue
+		fi
+		while read -r line; do
+			case $line in mode=validate*|'#'*|'') continue ;; esac
+			printf '# %-9s %-5s %-8s %7s %8s %5s %7s %7s %7s %8s\n' \
+				"$w" "$b" "$(val mode "$line")" \
+				"$(val samples "$line")" "$(val complete "$line")" \
+				"$(val cut "$line")" "$(val exact_pct "$line")" \
+				"$(val honest_pct "$line")" "$(val wrong_pct "$line")" \
+				"$(val ceiling_pct "$line")"
+		done <"$T/$w.$b.truth"
+		v=$(grep '^mode=validate' "$T/$w.$b.truth")
+		echo "# $w $b validate: ${v#mode=validate }"
+	done
+done
+
+for w in "${workloads[@]}"; do
+	for b in 8192 4096; do
+		f=$T/$w.$b.truth
+		[ -s "$f" ] || continue
+		on=$(grep '^mode=on ' "$f")
+		strict=$(grep '^mode=strict ' "$f")
+		off=$(grep '^mode=off ' "$f")
+		v=$(grep '^mode=validate' "$f")
+		complete=$(val complete "$on")
+		if [ "${complete:-0}" -lt 100 ]; then
+			fail "$w $b: at least 100 samples complete in the truth" \
+				"$on"
+			continue
+		fi
+		cut=$(val cut "$on")
+		wo=$(val wrong_pct "$on")
+		ws=$(val wrong_pct "$strict")
+		if ge 0.1 "$wo" && ge 0.1 "$ws"; then
+			ok "$w $b: WRONG <= 0.1% (on $wo%, strict $ws%)"
+		else
+			fail "$w $b: WRONG <= 0.1% (on $wo%, strict $ws%)" \
+				"$(grep -A2 'WRONG (on)' "$f" | cut -c1-300)"
+		fi
+		ex=$(val exact_pct "$on")
+		ce=$(val ceiling_pct "$on")
+		if ge "$ex" "$(awk -v c="$ce" 'BEGIN { print c - 2 }')"; then
+			ok "$w $b: exact $ex% within 2 points of the ceiling $ce%"
+		else
+			fail "$w $b: exact $ex% within 2 points of the ceiling $ce%"
+		fi
+		case $stable in
+		*" $w "*)
+			if ge "$ex" 99; then
+				ok "$w $b: stable workload >= 99% exact ($ex%)"
+			else
+				fail "$w $b: stable workload >= 99% exact ($ex%)"
+			fi ;;
+		esac
+		vw=$(val wrong_pct "$v")
+		tw=$(val wrong_cut_pct "$on")
+		name="$w $b: --validate-stitch's WRONG ${vw:-?}% within 3"
+		name="$name points of the truth's $tw%"
+		if [ -z "$vw" ]; then
+			skip "$name" \
+				"restack stats --validate-stitch reports no wrong count"
+		elif awk -v a="$vw" -v b="$tw" \
+			'BEGIN { d = a - b; exit !(d <= 3 && d >= -3) }'; then
+			ok "$name"
+		else
+			fail "$name"
+		fi
+		si=$(val silent "$off")
+		is "$si" 0 "$w $b: --stitch=off: no complete-looking stack \
+differs from the truth ($si)"
+	done
+	# the premise: the 4 KiB copy cuts a good share of the samples
+	on=$(grep '^mode=on ' "$T/$w.4096.truth" 2>/dev/null)
+	name="$w: the 4 KiB copy cuts >= 30% of complete samples"
+	c=$(val cut "$on")
+	n=$(val complete "$on")
+	check "$name (${c:-?} of ${n:-?})" awk -v c="${c:-0}" -v n="${n:-0}" \
+		'BEGIN { exit !(n > 0 && c >= 0.3 * n) }'
+done
+done_testing
