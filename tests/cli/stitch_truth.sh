@@ -23,7 +23,8 @@ src=$TESTDATA/src
 # Each workload spins for this many CPU seconds (about 1000 samples).
 secs=${STITCH_TRUTH_SECONDS:-1}
 workloads=()
-stable=" deep bigmain "
+declare -A extra
+stable=" deep bigmain threads sqlite "
 
 # workload NAME CMD...: records CMD at 64 KiB into $T/NAME.data and crops
 # it; a workload that cannot be recorded is skipped, not failed.
@@ -63,6 +64,55 @@ build st_callers -O2 -fomit-frame-pointer &&
 build st_bigmain -O1 -fno-omit-frame-pointer &&
 	workload bigmain "$T/st_bigmain" "$secs"
 
+# (c) walks of random trees, node kinds dispatched through visit()
+build st_trees -O2 -fomit-frame-pointer &&
+	workload trees "$T/st_trees" "$secs"
+# (f) three threads, each its own chain of frames above a recursion
+build st_threads -O1 -fno-omit-frame-pointer &&
+	workload threads "$T/st_threads" "$secs"
+# (d) JS recursion under three entries, JIT frames named from
+# /tmp/perf-PID.map (moved to $T/maps: only this capture's)
+mkdir -p "$T/maps"
+if command -v node >/dev/null; then
+	workload jsrec node --perf-basic-prof "$src/st_jsrec.js" "$secs"
+	for pid in $("$RESTACK" dump "$T/jsrec.data" 2>/dev/null |
+		     sed -n 's/.* COMM pid=\([0-9]*\) .*/\1/p' | sort -u); do
+		[ -e "/tmp/perf-$pid.map" ] && mv "/tmp/perf-$pid.map" "$T/maps/"
+	done
+	extra[jsrec]=--restack-arg=--jit-dir=$T/maps
+else
+	skip "jsrec" "node is not installed"
+fi
+# (e) CPython recursion at random depths (through map(): C frames)
+if [ -x /usr/bin/python3 ]; then
+	workload pyrec /usr/bin/python3 "$src/st_pyrec.py" "$secs"
+else
+	skip "pyrec" "no /usr/bin/python3"
+fi
+# (g) the sqlite3 shell (main's frame is over 5 KiB) on a heavy query,
+# after an INSERT over 3000 lines that the shell reads in shallow frames
+# (as in bigframes.sh: without them no 8 KiB sample shows main's caller)
+if command -v sqlite3 >/dev/null; then
+	{
+	echo "CREATE TABLE t(a INTEGER, b TEXT, c REAL);"
+	echo "INSERT INTO t VALUES"
+	awk 'BEGIN { for (i = 1; i <= 3000; i++)
+		printf "(%d, \047%x\047, %d.5)%s\n", -i, i * 7919, i,
+			i < 3000 ? "," : ";" }'
+	cat <<'SQL'
+WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM n LIMIT 300000)
+INSERT INTO t SELECT x, printf('%08x-%d', (x*2654435761) % 4294967296,
+	x % 97), x * 0.5 FROM n;
+CREATE INDEX ti ON t(b);
+SELECT count(*), sum(length(b)) FROM (SELECT b FROM t ORDER BY c DESC, b);
+SELECT substr(b, 1, 3), count(*) FROM t GROUP BY 1 ORDER BY 2 DESC LIMIT 3;
+SQL
+	} >"$T/work.sql"
+	workload sqlite sqlite3 :memory: <"$T/work.sql"
+else
+	skip "sqlite" "sqlite3 is not installed"
+fi
+
 [ ${#workloads[@]} -gt 0 ] || skip_all "no workload could be recorded"
 
 # val KEY LINE: the value of KEY=... in a line of stitch_truth.py.
@@ -83,7 +133,8 @@ for w in "${workloads[@]}"; do
 		if ! env -i PATH=/usr/bin:/bin HOME="$T/home" \
 			python3 "$tool/stitch_truth.py" --restack "$RESTACK" \
 			--full "$T/$w.data" --crop "$T/$w.$b.data" \
-			--show-wrong 1 >"$T/$w.$b.truth" 2>"$T/$w.$b.err"; then
+			--show-wrong 1 ${extra[$w]:+"${extra[$w]}"} \
+			>"$T/$w.$b.truth" 2>"$T/$w.$b.err"; then
 			fail "$w $b: stitch_truth.py runs" \
 				"$(head -n 5 "$T/$w.$b.err")"
 			continue

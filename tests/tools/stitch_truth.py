@@ -38,7 +38,12 @@ from the previous one; a frame size learned per pc (the most common
 distance between return-address slots) is tried first, so that a stale
 copy of a return address in a frame's locals is not taken for it.  x86-64
 only (perf register 7 is sp); elsewhere the pair is matched on pc alone,
-which can only lower the ceiling ("ceiling by pc" in the output).
+which can only lower the ceiling ("ceiling_by_pc=1" in the output).
+The ceiling looks at every other sample of the thread, earlier or later:
+where the outer frames' code changes during the capture (JIT code tiered
+up or recompiled: node), the same pair continues with other addresses
+and counts as ambiguous, so the ceiling is low there (st_jsrec.js: about
+a third) and says little.
 
 `validate` runs `restack stats --validate-stitch CROP.data` and prints
 the numbers of its "stitch check" line (and the JSON's, if it has any):
@@ -60,6 +65,7 @@ import sys
 import tempfile
 from array import array
 
+sys.dont_write_bytecode = True   # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import crop_stack as cs  # noqa: E402
 
