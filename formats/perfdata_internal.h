@@ -295,11 +295,20 @@ struct perfdata_reader {
 	struct pd_src src;
 	bool src_done;
 
-	/* zstd stream across COMPRESSED records */
+	/*
+	 * zstd stream across COMPRESSED records.  A record is decompressed
+	 * as its records are read (pd_inflate()), so a record that inflates
+	 * to much costs that many bytes read, never that much memory.
+	 */
 	ZSTD_DStream *zstd;
 	struct pd_src dsrc;         /* decompressed records */
 	bool in_dsrc;               /* reading records out of dsrc */
 	uint64_t dsrc_file_off;     /* COMPRESSED record they came from */
+	struct pd_block *zblk;      /* its block (a ref) while zin has bytes
+				     * or zstd output to give, else NULL */
+	ZSTD_inBuffer zin;          /* its zstd data, into zblk */
+	uint64_t zout;              /* bytes it gave so far */
+	uint64_t zlimit;            /* the most it may give */
 
 	struct pd_block *free_blocks;
 	uint64_t seq;

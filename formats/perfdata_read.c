@@ -21,8 +21,12 @@
 #define PD_BLOCK_SIZE (4u << 20)
 #define PD_DBLOCK_SIZE (1u << 20)
 #define PD_DEFAULT_QUEUE_BYTES (64ull << 20)
-/* Most bytes one compressed record may yield when mmap_len is smaller. */
-#define PD_MAX_DECOMPRESSED (4ull << 20)
+/*
+ * Most bytes one compressed record may yield when mmap_len is smaller, and
+ * whatever mmap_len says (README: "Compressed captures").
+ */
+#define PD_MIN_DECOMPRESSED (4ull << 20)
+#define PD_MAX_DECOMPRESSED (64ull << 20)
 #define PD_FREE_BLOCKS_MAX 8
 
 /* --- blocks -------------------------------------------------------- */
@@ -827,6 +831,7 @@ void perfdata_close(struct perfdata_reader *r)
 	pd_queue_release(r, &r->q);
 	pd_src_release(r, &r->src);
 	pd_src_release(r, &r->dsrc);
+	pd_block_put(r, r->zblk);
 	while ((b = r->free_blocks)) {
 		r->free_blocks = b->next_free;
 		free(b);
@@ -950,19 +955,69 @@ static uint8_t *pd_take_payload_copy(struct perfdata_reader *r, uint64_t n,
 	return buf;
 }
 
-static int pd_decompress(struct perfdata_reader *r, const uint8_t *p,
-			 size_t len, uint64_t rec_off)
+/*
+ * Decompresses more of the COMPRESSED record being read (r->zblk) until
+ * dsrc holds need unread bytes or the record has given all it holds (then
+ * its block is let go).  Only what the next record needs is decompressed,
+ * so dsrc's block never holds more than a record's tail and one step of
+ * output, and a bomb of records each read and dropped costs no memory.
+ * Returns 0, or -1 with r->err set.
+ */
+static int pd_inflate(struct perfdata_reader *r, size_t need)
 {
-	ZSTD_inBuffer zin = { p, len, 0 };
 	struct pd_src *d = &r->dsrc;
-	uint64_t out = 0, limit;
 
+	while (r->zblk && pd_src_avail(d) < need) {
+		ZSTD_outBuffer zout;
+		size_t ret;
+
+		/*
+		 * Appending is safe: queued records never reach past len.
+		 * The unread bytes moved are less than one record.
+		 */
+		if ((!d->blk || d->blk->cap - d->blk->len < 65536) &&
+		    pd_src_rebase(r, d, PD_DBLOCK_SIZE + pd_src_avail(d)) < 0)
+			return -1;
+		zout.dst = d->blk->data + d->blk->len;
+		zout.size = d->blk->cap - d->blk->len;
+		zout.pos = 0;
+		ret = ZSTD_decompressStream(r->zstd, &zout, &r->zin);
+		if (ZSTD_isError(ret))
+			return err_set(&r->err, ERR_CORRUPT, r->dsrc_file_off,
+				       "compressed record: zstd: %s",
+				       ZSTD_getErrorName(ret));
+		d->blk->len += zout.pos;
+		r->stats.compressed_bytes_out += zout.pos;
+		r->zout += zout.pos;
+		if (r->zout > r->zlimit)
+			return err_set(&r->err, ERR_CORRUPT, r->dsrc_file_off,
+				       "compressed record decompresses to more "
+				       "than %llu bytes",
+				       (unsigned long long)r->zlimit);
+		if (r->zin.pos == r->zin.size && zout.pos < zout.size) {
+			pd_block_put(r, r->zblk);
+			r->zblk = NULL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Starts reading the records of the COMPRESSED record q, whose zstd data
+ * are the len bytes at p, after the tail the record before left.
+ */
+static int pd_decompress(struct perfdata_reader *r, const struct pd_qent *q,
+			 const uint8_t *p, size_t len)
+{
 	/*
 	 * perf decompresses each record into a buffer of the compressed
-	 * feature's mmap_len bytes, so no valid record yields more; a
-	 * record that does is a zstd bomb (a few KiB can expand to GiBs).
+	 * feature's mmap_len bytes, so no valid record yields more, and
+	 * perf writes at most 64 KiB of zstd data per record; one that
+	 * yields more than PD_MAX_DECOMPRESSED is a zstd bomb (64 KiB of
+	 * zstd data can expand to 2 GiB), whatever mmap_len says.
 	 */
-	limit = MAX((uint64_t)r->info.comp_mmap_len, PD_MAX_DECOMPRESSED);
+	r->zlimit = MIN(MAX((uint64_t)r->info.comp_mmap_len,
+			    PD_MIN_DECOMPRESSED), PD_MAX_DECOMPRESSED);
 	if (!r->zstd) {
 		r->zstd = ZSTD_createDStream();
 		if (!r->zstd || ZSTD_isError(ZSTD_initDStream(r->zstd)))
@@ -970,35 +1025,12 @@ static int pd_decompress(struct perfdata_reader *r, const uint8_t *p,
 				       "zstd stream");
 	}
 	r->stats.compressed_bytes_in += len;
-	for (;;) {
-		ZSTD_outBuffer zout;
-		size_t ret;
-
-		/* Appending is safe: queued records never reach past len. */
-		if ((!d->blk || d->blk->cap - d->blk->len < 65536) &&
-		    pd_src_rebase(r, d, PD_DBLOCK_SIZE + pd_src_avail(d)) < 0)
-			return -1;
-		zout.dst = d->blk->data + d->blk->len;
-		zout.size = d->blk->cap - d->blk->len;
-		zout.pos = 0;
-		ret = ZSTD_decompressStream(r->zstd, &zout, &zin);
-		if (ZSTD_isError(ret))
-			return err_set(&r->err, ERR_CORRUPT, rec_off,
-				       "compressed record: zstd: %s",
-				       ZSTD_getErrorName(ret));
-		d->blk->len += zout.pos;
-		r->stats.compressed_bytes_out += zout.pos;
-		out += zout.pos;
-		if (out > limit)
-			return err_set(&r->err, ERR_CORRUPT, rec_off,
-				       "compressed record decompresses to more "
-				       "than %llu bytes",
-				       (unsigned long long)limit);
-		if (zin.pos == zin.size && zout.pos < zout.size)
-			break;
-	}
+	q->blk->refs++;
+	r->zblk = q->blk;
+	r->zin = (ZSTD_inBuffer){ p, len, 0 };
+	r->zout = 0;
 	r->in_dsrc = true;
-	r->dsrc_file_off = rec_off;
+	r->dsrc_file_off = q->file_off;
 	return 0;
 }
 
@@ -1042,10 +1074,12 @@ static int pd_read_raw(struct perfdata_reader *r, struct pd_qent *q)
 	for (;;) {
 		if (r->in_dsrc) {
 			s = &r->dsrc;
+			if (pd_inflate(r, PD_REC_HEADER_SIZE) < 0)
+				return -1;
 			if (pd_src_avail(s) >= PD_REC_HEADER_SIZE) {
 				hc = cur_make(s->blk->data + s->pos, 8,
 					      r->dsrc_file_off, r->info.swap);
-				(void)cur_u32(&hc);
+				type = cur_u32(&hc);
 				(void)cur_u16(&hc);
 				size16 = cur_u16(&hc);
 				if (size16 < PD_REC_HEADER_SIZE)
@@ -1055,6 +1089,21 @@ static int pd_read_raw(struct perfdata_reader *r, struct pd_qent *q)
 						       "compressed data is "
 						       "smaller than its header",
 						       size16);
+				/*
+				 * perf never nests them; decompressing them
+				 * again multiplies the ratios of the levels
+				 * (a 1 KiB file can ask for 100 GiB).
+				 */
+				if (type == PD_REC_COMPRESSED ||
+				    type == PD_REC_COMPRESSED2)
+					return err_set(&r->err, ERR_CORRUPT,
+						       r->dsrc_file_off,
+						       "%s record inside "
+						       "compressed data",
+						       perfdata_record_name(
+							       type));
+				if (pd_inflate(r, size16) < 0)
+					return -1;
 				if (pd_src_avail(s) >= size16) {
 					q->blk = s->blk;
 					q->rec = s->blk->data + s->pos;
@@ -1214,7 +1263,7 @@ static int pd_handle_user_record(struct perfdata_reader *r,
 		return 0;
 	}
 	case PD_REC_COMPRESSED:
-		return pd_decompress(r, q->rec + 8, q->len - 8, q->file_off);
+		return pd_decompress(r, q, q->rec + 8, q->len - 8);
 	case PD_REC_COMPRESSED2: {
 		uint64_t dsize = cur_u64(&c);
 
@@ -1222,7 +1271,7 @@ static int pd_handle_user_record(struct perfdata_reader *r,
 			return err_set(&r->err, ERR_CORRUPT, q->file_off,
 				       "COMPRESSED2 data_size %llu exceeds the "
 				       "record", (unsigned long long)dsize);
-		return pd_decompress(r, c.p, (size_t)dsize, q->file_off);
+		return pd_decompress(r, q, c.p, (size_t)dsize);
 	}
 	default:
 		return 0;

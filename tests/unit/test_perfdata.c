@@ -3072,45 +3072,188 @@ static void test_auxtrace_wrap(void)
 }
 
 /*
- * A zstd bomb: a few KiB of COMPRESSED record that expand to 64 MiB.  perf
- * never writes a record that yields more than mmap_len; the reader must
- * refuse it rather than allocate (and copy) without bound.
+ * Compresses times copies of the n bytes at src as one zstd frame into
+ * out; returns its size.  The frame is ended, so that whatever follows it
+ * in the stream can start a frame of its own.
  */
-static void test_zstd_bomb(void)
+static size_t zstd_repeat(const void *src, size_t n, unsigned times,
+			  uint8_t *out, size_t cap)
 {
 	ZSTD_CStream *z = ZSTD_createCStream();
-	static uint8_t zeros[1 << 20], out[1 << 16];
-	ZSTD_outBuffer o = { out, sizeof(out), 0 };
-	struct bb f;
-	size_t rec, rem;
+	ZSTD_outBuffer o = { out, cap, 0 };
+	size_t rem;
 	unsigned i;
 
-	if (!z || ZSTD_isError(ZSTD_initCStream(z, 19)))
+	if (!z || ZSTD_isError(ZSTD_initCStream(z, 3)))
 		abort();
-	for (i = 0; i < 64; i++) {
-		ZSTD_inBuffer in = { zeros, sizeof(zeros), 0 };
+	for (i = 0; i < times; i++) {
+		ZSTD_inBuffer in = { src, n, 0 };
 
 		do {
-			rem = ZSTD_compressStream2(z, &o, &in, ZSTD_e_flush);
-			if (ZSTD_isError(rem))
+			rem = ZSTD_compressStream2(z, &o, &in,
+						   i + 1 < times ? ZSTD_e_flush :
+								   ZSTD_e_end);
+			if (ZSTD_isError(rem) || o.pos == o.size)
 				abort();
 		} while (rem || in.pos < in.size);
 	}
 	ZSTD_freeCStream(z);
-	err_stream(&f, false);
-	rec = rec_begin(&f, 81, 0);
-	bb_bytes(&f, out, o.pos);
-	rec_end(&f, rec);
-	{
+	return o.pos;
+}
+
+/* 1 MiB of 4096-byte records of an unknown type, perf.data's byte order. */
+static void unknown_records(struct bb *mib)
+{
+	size_t r;
+
+	memset(mib, 0, sizeof(*mib));
+	while (mib->len < (1u << 20)) {
+		r = rec_begin(mib, 127, 0);
+		bb_u64(mib, mib->len);
+		bb_zero(mib, 4096 - 16);
+		rec_end(mib, r);
+	}
+}
+
+/* A pipe stream, with a HEADER_COMPRESSED feature unless mmap_len is 0. */
+static void zstd_stream(struct bb *f, uint32_t mmap_len)
+{
+	size_t r;
+
+	err_stream(f, false);
+	if (!mmap_len)
+		return;
+	r = rec_begin(f, 80, 0);                /* HEADER_FEATURE */
+	bb_u64(f, 27);                          /* compressed */
+	bb_u32(f, 0);                           /* version */
+	bb_u32(f, 1);                           /* zstd */
+	bb_u32(f, 3);                           /* level */
+	bb_u32(f, 10);                          /* ratio */
+	bb_u32(f, mmap_len);
+	rec_end(f, r);
+}
+
+/*
+ * A zstd bomb: a few KiB of COMPRESSED record that expand to 64 MiB of
+ * valid records.  perf never writes a record that yields more than
+ * mmap_len; the reader must refuse it rather than allocate (and copy)
+ * without bound, and take mmap_len from the file only up to 64 MiB.
+ */
+static void test_zstd_bomb(void)
+{
+	static uint8_t out[1 << 16];
+	static const struct {
+		uint32_t mmap_len;
+		unsigned mib;
+		uint64_t limit;
+	} bombs[] = {
+		{ 0, 64, 4u << 20 },            /* no feature: 4 MiB */
+		{ 528384, 64, 4u << 20 },       /* perf's usual: 4 MiB */
+		{ 0xffffffff, 65, 64u << 20 },  /* at most 64 MiB */
+	};
+	struct bb mib, f;
+	size_t n, rec;
+	unsigned i;
+
+	unknown_records(&mib);
+	for (i = 0; i < ARRAY_SIZE(bombs); i++) {
+		char want[64];
 		struct err e;
 
-		/* (zeros would also fail as records of size 0, later) */
+		n = zstd_repeat(mib.p, mib.len, bombs[i].mib, out,
+				sizeof(out));
+		zstd_stream(&f, bombs[i].mmap_len);
+		rec = rec_begin(&f, 81, 0);
+		bb_bytes(&f, out, n);
+		rec_end(&f, rec);
+		snprintf(want, sizeof(want), "more than %llu bytes",
+			 (unsigned long long)bombs[i].limit);
 		CHECK(read_err(&f, false, &e) < 0 && e.code == ERR_CORRUPT &&
-		      e.off == rec && strstr(e.msg, "decompresses to more"),
+		      e.off == rec && strstr(e.msg, want),
 		      "errors: a %zu-byte COMPRESSED record expanding to "
-		      "64 MiB is refused: %s", o.pos, e.msg);
+		      "%u MiB, mmap_len %u, is refused past %s: %s", n,
+		      bombs[i].mib, bombs[i].mmap_len, want, e.msg);
+		bb_free(&f);
 	}
+	bb_free(&mib);
+}
+
+/*
+ * A COMPRESSED record may yield as much as mmap_len, decompressed a step
+ * at a time as its records are read: all of them come out, in order.
+ */
+static void test_zstd_large(void)
+{
+	static uint8_t out[1 << 16];
+	struct perfdata_reader *r;
+	struct bb mib, f;
+	struct event ev;
+	struct err e;
+	unsigned nr = 0, bad = 0;
+	size_t n, rec;
+	int fd, rc;
+
+	unknown_records(&mib);
+	n = zstd_repeat(mib.p, mib.len, 3, out, sizeof(out));
+	zstd_stream(&f, 528384);
+	rec = rec_begin(&f, 81, 0);
+	bb_bytes(&f, out, n);
+	rec_end(&f, rec);
+	r = open_bytes(&f, true, NULL, &e, &fd);
+	if (!CHECK(r, "zstd 3 MiB: opens"))
+		return;
+	while ((rc = perfdata_next(r, &ev)) > 0) {
+		if (ev.rec_type != 127 || ev.raw_len != 4096)
+			continue;
+		if (memcmp(ev.raw + 8, mib.p + (nr % 256) * 4096 + 8, 8))
+			bad++;
+		nr++;
+	}
+	CHECK(rc == 0 && nr == 768 && !bad,
+	      "zstd 3 MiB: one 3 MiB COMPRESSED record gives its 768 records "
+	      "in order (rc %d, %u records, %u out of place)", rc, nr, bad);
+	perfdata_close(r);
+	close(fd);
 	bb_free(&f);
+	bb_free(&mib);
+}
+
+/*
+ * perf never nests COMPRESSED records; decompressing nested ones again
+ * multiplies the levels' ratios (a 1 KiB file can ask for 100 GiB).  The
+ * nested records here hold whole zstd frames, so they could be decoded.
+ */
+static void test_zstd_nested(void)
+{
+	static uint8_t out[1 << 16];
+	struct bb in, f;
+	size_t n, rec;
+	unsigned kind;
+
+	for (kind = 81; kind <= 83; kind += 2) {
+		memset(&in, 0, sizeof(in));
+		rec = rec_begin(&in, 68, 0);            /* FINISHED_ROUND */
+		rec_end(&in, rec);
+		n = zstd_repeat(in.p, in.len, 1, out, sizeof(out));
+		in.len = 0;
+		rec = rec_begin(&in, kind, 0);
+		if (kind == 83)
+			bb_u64(&in, n);
+		bb_bytes(&in, out, n);
+		if (kind == 83)
+			bb_pad(&in, 8);
+		rec_end(&in, rec);
+		n = zstd_repeat(in.p, in.len, 4, out, sizeof(out));
+		zstd_stream(&f, 528384);
+		rec = rec_begin(&f, 81, 0);
+		bb_bytes(&f, out, n);
+		rec_end(&f, rec);
+		CHECK_ERR(&f, false, ERR_CORRUPT, rec,
+			  "errors: a %s record inside compressed data",
+			  kind == 81 ? "COMPRESSED" : "COMPRESSED2");
+		bb_free(&f);
+		bb_free(&in);
+	}
 }
 
 /* File-mode header checks, on the catalogue. */
@@ -3283,6 +3426,8 @@ int main(void)
 	test_errors();
 	test_auxtrace_wrap();
 	test_zstd_bomb();
+	test_zstd_large();
+	test_zstd_nested();
 	test_file_errors();
 	test_header_variants();
 	test_compressed2_overflow();
