@@ -435,7 +435,8 @@ static int pw_build_id_feature(struct perfdata_writer *w,
 		strbuf_release(&sb);
 		return err_set(&w->err, ERR_NOMEM, ERR_NO_OFF, "build-ids");
 	}
-	memcpy(data, sb.buf, sb.len);
+	if (sb.len) /* no build-ids at all: sb.buf is NULL */
+		memcpy(data, sb.buf, sb.len);
 	i = sb.len;
 	strbuf_release(&sb);
 	return pw_add_feat(w, PD_FEAT_BUILD_ID, data, i);
@@ -450,7 +451,8 @@ int pw_finish_file(struct perfdata_writer *w,
 	size_t i;
 
 	w->data_size = pw_tell(w) - PW_HEADER_SIZE;
-	if (!in->pipe && !w->nr_attrs)
+	/* a pipe's come as records, so there may be none: readers need one */
+	if (!w->nr_attrs)
 		return err_set(&w->err, ERR_CORRUPT, ERR_NO_OFF,
 			       "%s: no attrs", w->in_path);
 	if (in->pipe && in->tracing_data) {
