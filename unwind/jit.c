@@ -13,6 +13,7 @@
 #include "common/bsearch.h"
 #include "common/cur.h"
 #include "common/mem.h"
+#include "common/regfile.h"
 #include "unwind/cfi.h"
 #include "unwind/ehframe.h"
 #include "unwind/module.h"
@@ -362,7 +363,7 @@ static FILE *jit_open_in(const struct jit_index *j, const char *name)
 
 	for (i = 0; i < j->nr_dirs; i++) {
 		snprintf(path, sizeof(path), "%s/%s", j->dirs[i], name);
-		f = fopen(path, "re");
+		f = regfile_fopen(path, NULL);
 		if (f)
 			return f;
 	}
@@ -393,7 +394,7 @@ static struct jit_table *jit_load(struct jit_index *j, int32_t pid)
 	f = jit_open_in(j, name);
 	if (!f) {
 		snprintf(name, sizeof(name), "/tmp/perf-%d.map", pid);
-		f = fopen(name, "re");
+		f = regfile_fopen(name, NULL);
 	}
 	if (f) {
 		j->maps_read++;
@@ -403,7 +404,8 @@ static struct jit_table *jit_load(struct jit_index *j, int32_t pid)
 		f = NULL;
 	}
 	snprintf(name, sizeof(name), "jit-%d.dump", pid);
-	f = hashmap_get(&j->dumps, (uint32_t)pid, &v) ? fopen(v, "re") : NULL;
+	f = hashmap_get(&j->dumps, (uint32_t)pid, &v) ?
+		    regfile_fopen(v, NULL) : NULL;
 	if (!f)
 		f = jit_open_in(j, name);
 	if (f) {

@@ -19,6 +19,7 @@
 #include "common/bsearch.h"
 #include "common/hashmap.h"
 #include "common/mem.h"
+#include "common/regfile.h"
 #include "unwind/dwcache.h"
 #include "unwind/ksyms.h"
 #include "unwind/symtab.h"
@@ -83,11 +84,11 @@ static bool ksyms_identify(const char *path, struct ksyms_src *src)
 	uint8_t buf[KSYMS_END_BYTES];
 	struct stat st;
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = regfile_open(path, NULL);
 
 	if (fd < 0)
 		return false;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
 		close(fd);
 		return false;
 	}
@@ -253,9 +254,17 @@ struct ksyms *ksyms_load(const char *path)
 	struct ksyms_src src, again;
 	bool known;
 	char name[64];
+	int fd;
 
 	if (!k)
 		return NULL;
+	/* a FIFO or device would block reading it (procfs files are regular) */
+	fd = regfile_open(path, NULL);
+	if (fd < 0) {
+		free(k);
+		return NULL;
+	}
+	close(fd);
 	known = dwcache_dir() && ksyms_identify(path, &src);
 	if (known) {
 		ksyms_name(&src, name, sizeof(name));

@@ -14,6 +14,7 @@
 #include "unwind/locate.h"
 
 #include "common/base.h"
+#include "common/regfile.h"
 #include "unwind/module.h"
 
 enum locate_step {
@@ -121,16 +122,9 @@ static Elf *locate_open(const char *path, int *fd)
 {
 	Elf *elf;
 
-	struct stat st;
-
-	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	*fd = regfile_open(path, NULL);
 	if (*fd < 0)
 		return NULL;
-	if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(*fd);
-		*fd = -1;
-		return NULL;
-	}
 	(void)elf_version(EV_CURRENT);
 	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF)

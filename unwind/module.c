@@ -25,6 +25,7 @@
 
 #include "common/base.h"
 #include "common/mem.h"
+#include "common/regfile.h"
 #include "unwind/a2l.h"
 #include "unwind/cfi.h"
 #include "unwind/dbgd.h"
@@ -379,6 +380,7 @@ unsigned module_elf_build_id(Elf *elf, uint8_t *out, unsigned max)
 /* Result of trying one candidate file. */
 enum mod_try {
 	MOD_TRY_ABSENT,
+	MOD_TRY_NOT_REGULAR,    /* a FIFO, device, socket or directory */
 	MOD_TRY_MISMATCH,
 	MOD_TRY_BAD,
 	MOD_TRY_OK,
@@ -393,13 +395,12 @@ static enum mod_try mod_open_elf(const char *path, const uint8_t *want,
 {
 	uint8_t bid[20];
 	unsigned n;
-	struct stat st;
+	bool not_regular;
 
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*elf = NULL;
+	*fd = regfile_open(path, &not_regular);
 	if (*fd < 0)
-		return MOD_TRY_ABSENT;
-	if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode))
-		goto bad;
+		return not_regular ? MOD_TRY_NOT_REGULAR : MOD_TRY_ABSENT;
 	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
 	if (!*elf)
 		goto bad;
@@ -526,8 +527,13 @@ static bool mod_try_live_vdso(struct module *m)
 			  "this process's vdso", true);
 }
 
+/*
+ * Opens path as m's file when it fits; *mismatch or *not_regular become
+ * true when it had another build-id or was no regular file.
+ */
 static bool mod_try_file(struct module *m, const char *path,
-			 const char *found_in, bool *mismatch)
+			 const char *found_in, bool *mismatch,
+			 bool *not_regular)
 {
 	enum mod_try t;
 	int fd;
@@ -536,6 +542,8 @@ static bool mod_try_file(struct module *m, const char *path,
 	t = mod_open_elf(path, m->build_id, m->build_id_size, &fd, &elf);
 	if (t == MOD_TRY_MISMATCH)
 		*mismatch = true;
+	if (t == MOD_TRY_NOT_REGULAR)
+		*not_regular = true;
 	if (t != MOD_TRY_OK)
 		return false;
 	return mod_accept(m, path, fd, elf, found_in, m->build_id_size > 0);
@@ -660,7 +668,7 @@ bool module_load_slow(struct modcache *mc, struct module *m)
 	struct locate_iter it = { 0 };
 	char path[PATH_MAX];
 	const char *from, *fetched;
-	bool mismatch = false;
+	bool mismatch = false, not_regular = false;
 
 	if (m->status != MODULE_PENDING)
 		return m->status == MODULE_OK || m->status == MODULE_UNVERIFIED;
@@ -681,17 +689,21 @@ bool module_load_slow(struct modcache *mc, struct module *m)
 	}
 	while (locate_next(loc, LOCATE_EXE, m->path, m->build_id,
 			   m->build_id_size, &it, path, sizeof(path), &from))
-		if (mod_try_file(m, path, from, &mismatch))
+		if (mod_try_file(m, path, from, &mismatch, &not_regular))
 			goto found;
 	if (!strcmp(m->path, "[vdso]") && mc->opts.use_live_vdso &&
 	    mod_try_live_vdso(m))
 		goto found;
 	fetched = dbgd_result(loc->dbgd, m->build_id, m->build_id_size,
 			      DBGD_EXECUTABLE, &m->why_missing);
-	if (fetched && mod_try_file(m, fetched, "debuginfod", &mismatch))
+	if (fetched && mod_try_file(m, fetched, "debuginfod", &mismatch,
+				    &not_regular))
 		goto found;
 	if (!loc->dbgd)
 		m->why_missing = NULL;
+	/* a FIFO where the file should be: say so, not "no file" */
+	if (not_regular)
+		m->why_missing = REGFILE_NOT_REGULAR;
 	m->status = mismatch ? MODULE_MISMATCH : MODULE_NOT_FOUND;
 	return false;
 found:
