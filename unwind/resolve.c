@@ -362,6 +362,9 @@ static void resolve_validate(struct resolve *r, uint64_t key,
 	w.nr = ur.nr;
 	w.outer_cfa = ur.end_cfa;
 	w.live_only = r->pass == RESOLVE_SINGLE;
+	w.self = r->sf;
+	w.nr_self = nr;
+	w.self_rooted = true;
 	n = stitcher_complete(r->st, key, r->seq, &w, r->sf2 + ur.nr,
 			      r->uw.opts.max_frames * 2 - ur.nr, &res);
 	total = ur.nr + n;
@@ -447,7 +450,7 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 						ur.nr, ur.end) :
 			       0;
 	if (ur.end == END_WINDOW && r->st) {
-		struct stitch_walk w = { r->sf, ur.nr, ur.end_cfa, false };
+		struct stitch_walk w = { 0 };
 
 		/*
 		 * A caller is taken only where no sample showed another, so
@@ -463,6 +466,9 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 			return stitcher_observe(r->st, key, r->seq, r->sf,
 						ur.nr, ur.end);
 		}
+		w.f = r->sf;
+		w.nr = ur.nr;
+		w.outer_cfa = ur.end_cfa;
 		w.live_only = r->pass == RESOLVE_SINGLE;
 		n = stitcher_complete(r->st, key, r->seq, &w, r->sf + ur.nr,
 				      r->uw.opts.max_frames * 2 - ur.nr, &res);

@@ -22,6 +22,12 @@
 #define ST_NONE UINT32_MAX
 #define ST_ROOT (UINT32_MAX - 1)   /* the link of a thread's first frame */
 #define ST_LINKS 2
+/*
+ * A return address whose frames showed several callers at more than this
+ * percentage of the depths (sp) their callers were seen at has callers
+ * that depend on more than the depth (st_pc_varies()).
+ */
+#define ST_VARIES_PCT 5
 #define ST_HIST_MAX 8192
 #define ST_CHAIN_MAX 65536
 /* What a node costs: the node and its share of the hash tables. */
@@ -29,12 +35,20 @@
 /* by_cfa: callers at one (sp, caller's sp) disagreed */
 #define ST_CFA_AMBIGUOUS ((void *)UINTPTR_MAX)
 
-/* One caller a node was seen with (slot ST_ROOT: none, a root). */
+/*
+ * One caller a node was seen with (slot ST_ROOT: none, a root), and in
+ * which activations of the node's frame: an activation lasts from a
+ * sample that had the frame to the last one before a sample showed it
+ * popped (a leaf above it).
+ */
 struct st_link {
 	uint64_t pc, sp;        /* the caller's frame */
 	uint32_t slot, gen;
 	uint32_t count;         /* samples that showed it */
-	uint32_t first;         /* the first of them */
+	uint32_t first, last;   /* the first and last of them */
+	uint32_t act_start;     /* the last one's first sample */
+	uint32_t act_seen;      /* ... and last sample with the frame */
+	uint32_t act_count;     /* samples that showed it in that one */
 };
 
 struct st_node {
@@ -46,6 +60,7 @@ struct st_node {
 	struct st_link link[ST_LINKS];
 	uint32_t gen;           /* bumped when the slot is reused */
 	uint32_t seen;          /* last sample that had this frame */
+	uint32_t act_start;     /* first sample of its current activation */
 	uint32_t next_free;
 	uint8_t nr_links;       /* distinct callers kept */
 	bool more_links;        /* ... and there were others */
@@ -63,6 +78,9 @@ struct st_thread {
 	struct hashmap by_cfa;  /* key of (sp, caller's sp) -> slot + 1 of
 				 * the last node linked so, or
 				 * ST_CFA_AMBIGUOUS */
+	struct hashmap by_pc;   /* pc -> (frames with a caller) << 32 |
+				 * (frames with several callers), for the
+				 * frames of that return address */
 	struct st_node *nodes;
 	size_t nr, alloc;       /* slots in use / allocated */
 	uint32_t free_head;     /* free slots chained through next_free */
@@ -117,6 +135,7 @@ static void st_thread_free(struct stitcher *st, struct st_thread *t)
 	st->live -= t->live;
 	hashmap_release(&t->index);
 	hashmap_release(&t->by_cfa);
+	hashmap_release(&t->by_pc);
 	free(t->nodes);
 	free(t->last);
 	free(t->hist);
@@ -333,28 +352,74 @@ static int st_hist_push(struct st_thread *t, uint32_t seq, uint64_t sp)
 	return 0;
 }
 
-/* Whether a leaf above n's frame was seen after n was: n was popped. */
-static bool st_stale(const struct st_thread *t, const struct st_node *n)
+/* Whether a sample after sample seq had its leaf above sp. */
+static bool st_popped_after(const struct st_thread *t, uint64_t sp,
+			    uint32_t seq)
 {
 	size_t lo = 0, hi = t->nr_hist;
 
-	if (n->seen <= t->hist_cut)
+	if (seq <= t->hist_cut)
 		return true;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (t->hist[mid].seq <= n->seen)
+		if (t->hist[mid].seq <= seq)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < t->nr_hist && t->hist[lo].sp > n->sp;
+	return lo < t->nr_hist && t->hist[lo].sp > sp;
+}
+
+/* Whether a leaf above n's frame was seen after n was: n was popped. */
+static bool st_stale(const struct st_thread *t, const struct st_node *n)
+{
+	return st_popped_after(t, n->sp, n->seen);
+}
+
+/* Sample seq had n's frame: the activation of its callers goes on. */
+static void st_link_seen(struct st_node *n, uint32_t seq)
+{
+	unsigned i;
+
+	for (i = 0; i < n->nr_links; i++)
+		if (n->link[i].act_start == n->act_start)
+			n->link[i].act_seen = seq;
 }
 
 /*
  * Sample seq showed n's caller to be p (NULL: n is the thread's root).
  * Returns whether that caller is new to n.
  */
+/* Counts a frame of pc that got its first caller (one) or its second. */
+static int st_pc_note(struct st_thread *t, uint64_t pc, bool second)
+{
+	void *v = NULL;
+	uint64_t c;
+
+	hashmap_get(&t->by_pc, pc, &v);
+	c = (uint64_t)(uintptr_t)v;
+	c += second ? 1 : (uint64_t)1 << 32;
+	return hashmap_put(&t->by_pc, pc, (void *)(uintptr_t)c);
+}
+
+/*
+ * Whether frames of pc were seen with several callers at a share of the
+ * depths they were seen at that says the caller depends on more than
+ * the depth (tree walks, interpreters): then a caller seen in other
+ * activations of a frame is no evidence for this one.
+ */
+static bool st_pc_varies(const struct st_thread *t, uint64_t pc)
+{
+	void *v = NULL;
+	uint64_t c;
+
+	if (!hashmap_get(&t->by_pc, pc, &v))
+		return false;
+	c = (uint64_t)(uintptr_t)v;
+	return (c & 0xffffffff) * 100 > (c >> 32) * ST_VARIES_PCT;
+}
+
 static bool st_link_add(struct stitcher *st, struct st_node *n,
 			const struct st_node *p, uint32_t p_slot, uint32_t seq)
 {
@@ -373,6 +438,12 @@ static bool st_link_add(struct stitcher *st, struct st_node *n,
 			l->gen = gen;
 			if (l->count < UINT32_MAX)
 				l->count++;
+			if (l->act_start != n->act_start) {
+				l->act_start = n->act_start;
+				l->act_count = 0;
+			}
+			l->act_count++;
+			l->last = l->act_seen = seq;
 			return false;
 		}
 	}
@@ -388,7 +459,9 @@ static bool st_link_add(struct stitcher *st, struct st_node *n,
 	l->slot = slot;
 	l->gen = gen;
 	l->count = 1;
-	l->first = seq;
+	l->first = l->last = l->act_seen = seq;
+	l->act_start = n->act_start;
+	l->act_count = 1;
 	return true;
 }
 
@@ -426,7 +499,7 @@ int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
 	struct st_thread *t;
 	struct st_node *n, *p = NULL;
 	uint32_t p_slot = ST_NONE;
-	unsigned i;
+	unsigned i, had;
 
 	if (!nr)
 		return 0;
@@ -464,11 +537,17 @@ int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
 			return -1;
 		t->last[depth] = (uint32_t)(n - t->nodes);
 		n->tick = ++st->tick;
+		/* samples come in order here: popped since its last sample
+		 * (or new), the frame is a new activation */
+		if (!n->seen || st_stale(t, n))
+			n->act_start = seq;
 		n->seen = seq;
+		st_link_seen(n, seq);
 		n->mod = f[i].mod;
 		n->map_path = f[i].map_path;
 		n->addr = f[i].addr;
 		n->rel = f[i].rel;
+		had = n->nr_links;
 		if (i == nr - 1 && end == END_ROOT)
 			st_link_add(st, n, NULL, 0, seq);
 		if (p_slot != ST_NONE) {
@@ -477,6 +556,9 @@ int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
 			    st_cfa_note(t, n, p) < 0)
 				return -1;
 		}
+		if (had < 2 && n->nr_links > had &&
+		    st_pc_note(t, n->pc, n->nr_links == 2) < 0)
+			return -1;
 		p_slot = (uint32_t)(n - t->nodes);
 	}
 	t->nr_last = nr;
@@ -484,71 +566,154 @@ int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
 	return 0;
 }
 
-/* Whether link l was shown by a sample other than seq. */
-static bool st_link_other(const struct st_link *l, uint32_t seq)
+/*
+ * Whether sample seq itself showed link l of n: it was the first to show
+ * it, or it was learnt (seq is not newer than the thread's newest sample
+ * learnt) and its own walk (w->self) has n's frame followed by l's caller
+ * (or ends there at the root).
+ */
+static bool st_link_self(const struct st_thread *t,
+			 const struct stitch_walk *w, uint32_t seq,
+			 const struct st_node *n, const struct st_link *l)
 {
-	return !(l->count == 1 && l->first == seq);
+	size_t lo = 0, hi = w->nr_self;
+
+	if (l->first == seq)
+		return true;
+	if (seq > t->last_seq)
+		return false;
+	while (lo < hi) {   /* sp grows from the leaf */
+		size_t mid = (lo + hi) / 2;
+
+		if (w->self[mid].sp < n->sp)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == w->nr_self || w->self[lo].sp != n->sp ||
+	    w->self[lo].pc != n->pc)
+		return false;
+	if (l->slot == ST_ROOT)
+		return lo + 1 == w->nr_self && w->self_rooted;
+	return lo + 1 < w->nr_self && w->self[lo + 1].pc == l->pc &&
+	       w->self[lo + 1].sp == l->sp;
+}
+
+/* Samples other than seq that showed link l of n. */
+static uint32_t st_link_others(const struct st_thread *t,
+			       const struct stitch_walk *w, uint32_t seq,
+			       const struct st_node *n, const struct st_link *l)
+{
+	return l->count - st_link_self(t, w, seq, n, l);
 }
 
 /*
- * What sample seq may take for n's caller: the one caller every other
- * sample that had n's frame showed.  Returns the link, or NULL with
- * *ambiguous set when they showed several, clear when none.
+ * Whether link l of n is the caller of n's frame in sample seq's
+ * activation of it, which sample at had (seq itself, or for a frame
+ * further out, the sample that showed the link to it from seq's
+ * activation of the frame inside; 0: none is known): at had the frame in the activation l
+ * was last seen in (between its first and last samples with the frame)
+ * and a sample other than seq showed l there, or at came after that
+ * activation's last sample and no sample since showed the frame popped.
  */
-static const struct st_link *st_caller(const struct st_node *n, uint32_t seq,
-				       bool *ambiguous)
+static bool st_link_live(const struct st_thread *t, uint32_t seq,
+			 uint32_t at, const struct st_node *n,
+			 const struct st_link *l)
+{
+	if (!at || (seq == l->last && l->act_count == 1))
+		return false;   /* unknown, or only seq showed it there */
+	if (l->act_start <= at && at <= l->act_seen)
+		return true;
+	return at > l->act_seen && !st_popped_after(t, n->sp, l->act_seen);
+}
+
+/* What st_caller() found. */
+enum st_answer {
+	ST_NO_CALLER,           /* no other sample showed one */
+	ST_LIVE,                /* the caller in seq's activation */
+	ST_RECURRING,           /* the caller other activations showed */
+	ST_AMBIGUOUS,           /* several, or one that may not be seq's */
+	ST_POPPED,              /* strict: one not known to be seq's */
+};
+
+/*
+ * What sample seq may take for n's caller: the one caller every other
+ * sample that had n's frame showed, when it was seen in seq's activation
+ * of the frame (ST_LIVE), or (not strict) seen in other activations of a
+ * frame whose return address does not show callers that vary with more
+ * than the depth (ST_RECURRING: recursion and loops re-create the same
+ * frames with the same callers).  Returns the link, or NULL.
+ */
+static const struct st_link *st_caller(const struct stitcher *st,
+				       const struct st_thread *t,
+				       const struct stitch_walk *w,
+				       uint32_t seq, uint32_t at,
+				       const struct st_node *n,
+				       enum st_answer *ans)
 {
 	const struct st_link *one = NULL;
 	unsigned i;
 
-	*ambiguous = n->more_links;
+	*ans = ST_AMBIGUOUS;
 	if (n->more_links)
 		return NULL;
 	for (i = 0; i < n->nr_links; i++) {
-		if (!st_link_other(&n->link[i], seq))
+		if (!st_link_others(t, w, seq, n, &n->link[i]))
 			continue;
-		if (one) {
-			*ambiguous = true;
+		if (one)
 			return NULL;
-		}
 		one = &n->link[i];
 	}
-	return one;
+	*ans = one ? ST_LIVE : ST_NO_CALLER;
+	if (!one || st_link_live(t, seq, at, n, one))
+		return one;
+	*ans = ST_POPPED;
+	if (st->opts.refuse_stale || w->live_only)
+		return NULL;
+	*ans = st_pc_varies(t, n->pc) ? ST_AMBIGUOUS : ST_RECURRING;
+	return *ans == ST_RECURRING ? one : NULL;
 }
 
 /* Whether some sample other than seq showed n's caller to be (pc, sp). */
-static bool st_has_link(const struct st_node *n, uint64_t pc, uint64_t sp,
-			uint32_t seq)
+static bool st_has_link(const struct st_thread *t,
+			const struct stitch_walk *w, uint32_t seq,
+			const struct st_node *n, uint64_t pc, uint64_t sp)
 {
 	unsigned i;
 
 	for (i = 0; i < n->nr_links; i++)
 		if (n->link[i].slot != ST_ROOT && n->link[i].pc == pc &&
-		    n->link[i].sp == sp && st_link_other(&n->link[i], seq))
+		    n->link[i].sp == sp &&
+		    st_link_others(t, w, seq, n, &n->link[i]))
 			return true;
 	return false;
 }
 
 /*
  * The activation of outer's function at outer's sp, seen at another call
- * site with its caller at cfa and one caller only; NULL when there is
- * none, and *ambiguous set when activations there had different callers.
+ * site with its caller at the walk's CFA, whose caller st_caller() takes
+ * (*ans says what it found); NULL when there is none.
  */
 static struct st_node *st_same_activation(struct stitcher *st,
 					  struct st_thread *t,
+					  const struct stitch_walk *w,
 					  const struct st_node *outer,
-					  uint64_t cfa, uint32_t seq,
-					  bool *ambiguous)
+					  uint32_t seq, enum st_answer *ans)
 {
+	uint64_t cfa = w->outer_cfa;
 	const struct st_link *l;
 	struct st_node *n;
 	void *v;
 
-	*ambiguous = false;
+	*ans = ST_NO_CALLER;
 	if (!cfa || !st->opts.same_function ||
 	    !hashmap_get(&t->by_cfa, st_cfa_key(outer->sp, cfa), &v))
 		return NULL;
-	if (v == ST_CFA_AMBIGUOUS || (uintptr_t)v - 1 >= t->nr)
+	if (v == ST_CFA_AMBIGUOUS) {
+		*ans = ST_AMBIGUOUS;
+		return NULL;
+	}
+	if ((uintptr_t)v - 1 >= t->nr)
 		return NULL;
 	n = &t->nodes[(uintptr_t)v - 1];
 	if (!n->used || n == outer || n->sp != outer->sp || !n->mod ||
@@ -556,28 +721,36 @@ static struct st_node *st_same_activation(struct stitcher *st,
 	    !st->opts.same_function(st->opts.ctx, n->mod, n->rel, outer->mod,
 				    outer->rel))
 		return NULL;
-	l = st_caller(n, seq, ambiguous);
+	l = st_caller(st, t, w, seq, seq, n, ans);
 	if (!l || l->slot == ST_ROOT || l->sp != cfa)
 		return NULL;
 	return n;
 }
 
 unsigned stitcher_complete(struct stitcher *st, uint64_t thread, uint32_t seq,
-			   const struct stitch_walk *w,
+			   const struct stitch_walk *walk,
 			   struct stitch_frame *out, unsigned max,
 			   struct stitch_result *res)
 {
 	struct st_thread *t = st_thread(st, thread, false);
+	struct stitch_walk own = *walk;
+	const struct stitch_walk *w = &own;
 	const struct stitch_frame *f = w->f;
 	unsigned nr = w->nr, k, n_out = 0;
 	const struct st_link *l;
 	struct st_node *outer, *n, *p;
+	enum st_answer ans;
+	uint32_t at = seq;
 	uint64_t last_sp;
-	bool ambiguous;
 
 	memset(res, 0, sizeof(*res));
 	if (!t || nr < st->opts.k_min)
 		return 0;
+	if (!own.self) {
+		own.self = own.f;
+		own.nr_self = own.nr;
+		own.self_rooted = false;
+	}
 	/* The walk's outermost frames must be cached and linked as it saw
 	 * them, by some other sample. */
 	outer = st_find(t, f[nr - 1].pc, f[nr - 1].sp);
@@ -585,22 +758,33 @@ unsigned stitcher_complete(struct stitcher *st, uint64_t thread, uint32_t seq,
 		return 0;
 	for (k = 1; k < st->opts.k_min; k++) {
 		n = st_find(t, f[nr - 1 - k].pc, f[nr - 1 - k].sp);
-		if (!n || !st_has_link(n, f[nr - k].pc, f[nr - k].sp, seq))
+		if (!n ||
+		    !st_has_link(t, w, seq, n, f[nr - k].pc, f[nr - k].sp))
 			return 0;
 	}
 	p = outer;
-	l = st_caller(outer, seq, &ambiguous);
-	if (!l && !ambiguous) {
-		p = st_same_activation(st, t, outer, w->outer_cfa, seq,
-				       &ambiguous);
+	l = st_caller(st, t, w, seq, seq, outer, &ans);
+	if (ans == ST_NO_CALLER) {
+		p = st_same_activation(st, t, w, outer, seq, &ans);
 		if (p) {
 			res->joined = true;
-			l = st_caller(p, seq, &ambiguous);
+			l = st_caller(st, t, w, seq, seq, p, &ans);
 		}
 	}
 	last_sp = f[nr - 1].sp;
 	for (; l && n_out < max && n_out < ST_CHAIN_MAX;
-	     p = n, l = st_caller(n, seq, &ambiguous)) {
+	     p = n, l = st_caller(st, t, w, seq, at, n, &ans)) {
+		/*
+		 * The caller's frame was in the sample that showed the link
+		 * in seq's activation; after a caller from other activations
+		 * no activation further out is known to be seq's.
+		 */
+		if (ans == ST_RECURRING) {
+			res->stale = true;
+			at = 0;
+		} else if (at && l->last != seq) {
+			at = l->last;
+		}
 		if (l->slot == ST_ROOT) {
 			res->rooted = true;
 			break;
@@ -608,16 +792,6 @@ unsigned stitcher_complete(struct stitcher *st, uint64_t thread, uint32_t seq,
 		n = st_link_node(t, l);
 		if (!n || n->sp <= last_sp)
 			break;   /* evicted, or a loop */
-		if (st_stale(t, p)) {
-			/* strict: a popped frame's caller is not taken */
-			if (st->opts.refuse_stale || w->live_only) {
-				res->refused = true;
-				l = NULL;
-				ambiguous = false;
-				break;
-			}
-			res->stale = true;
-		}
 		out[n_out].pc = n->pc;
 		out[n_out].sp = n->sp;
 		out[n_out].mod = n->mod;
@@ -627,7 +801,8 @@ unsigned stitcher_complete(struct stitcher *st, uint64_t thread, uint32_t seq,
 		n_out++;
 		last_sp = n->sp;
 	}
-	res->ambiguous = !l && ambiguous;
+	res->ambiguous = !l && ans == ST_AMBIGUOUS;
+	res->refused = !l && ans == ST_POPPED;
 	res->nr = n_out;
 	if (!n_out)
 		res->joined = false;

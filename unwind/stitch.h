@@ -106,6 +106,11 @@ struct stitch_walk {
 	uint64_t outer_cfa;         /* 0: unknown */
 	bool live_only;             /* stop before a popped frame's caller
 				     * (as refuse_stale, for one walk) */
+	/* What the sample itself showed, leaf first: links in it are not
+	 * evidence for it (NULL, 0: f, nr) */
+	const struct stitch_frame *self;
+	unsigned nr_self;
+	bool self_rooted;           /* ... and its walk reached the root */
 };
 
 struct stitch_result {

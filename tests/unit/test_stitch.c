@@ -97,9 +97,62 @@ static void test_self(void)
 	observe(st, 7, 12, root, 2, END_ROOT);
 	CHECK_EQ_U64(complete(st, 7, 10, walk, 3, 0, out, &res), 0,
 		     "a link only the sample itself made does not count");
-	CHECK_EQ_U64(complete(st, 7, 11, walk, 3, 0, out, &res), 1,
-		     "the same link counts for another sample");
+	CHECK_EQ_U64(complete(st, 7, 13, walk, 3, 0, out, &res), 1,
+		     "the same link counts for a sample not learnt yet");
 	CHECK(res.rooted && out[0].pc == 4, "... and reaches the root");
+	stitcher_free(st);
+
+	/* A learnt sample's own walk is not evidence for it, first or not. */
+	st = stitcher_new(NULL);
+	observe(st, 7, 9, root, 2, END_ROOT);
+	observe(st, 7, 10, walk, 3, END_WINDOW);
+	observe(st, 7, 11, walk, 3, END_WINDOW);
+	observe(st, 7, 12, walk, 3, END_WINDOW);
+	CHECK_EQ_U64(complete(st, 7, 11, walk, 3, 0, out, &res), 1,
+		     "two other samples showed the walk's links");
+	stitcher_free(st);
+	st = stitcher_new(NULL);
+	observe(st, 7, 9, root, 2, END_ROOT);
+	observe(st, 7, 10, walk, 3, END_WINDOW);
+	observe(st, 7, 11, walk, 3, END_WINDOW);
+	CHECK_EQ_U64(complete(st, 7, 11, walk, 3, 0, out, &res), 1,
+		     "one other sample showed them");
+	CHECK_EQ_U64(complete(st, 7, 10, walk, 3, 0, out, &res), 1,
+		     "... also for the first one");
+	stitcher_free(st);
+}
+
+/*
+ * --validate-stitch: a complete sample cut short is stitched as if the
+ * cache had never seen it: its own outer frames are no evidence, and
+ * the callers only it showed are no ambiguity.
+ */
+static void test_self_walk(void)
+{
+	static const uint64_t full[] = { 1, 0x10, 2, 0x20, 3, 0x30, 4, 0x40 };
+	static const uint64_t other[] = { 1, 0x10, 2, 0x20, 3, 0x30,
+					   5, 0x40 };
+	struct stitcher *st = stitcher_new(NULL);
+	struct stitch_frame out[16], f[16], self[16];
+	struct stitch_walk w = { 0 };
+	struct stitch_result res;
+
+	observe(st, 7, 1, full, 4, END_ROOT);
+	w.f = f;
+	w.nr = frames(f, full, 2);
+	w.self = self;
+	w.nr_self = frames(self, full, 4);
+	w.self_rooted = true;
+	CHECK_EQ_U64(stitcher_complete(st, 7, 1, &w, out, 16, &res), 0,
+		     "a sample's whole walk does not complete its own cut");
+	observe(st, 7, 2, other, 4, END_ROOT);
+	observe(st, 7, 3, full, 4, END_ROOT);
+	CHECK(stitcher_complete(st, 7, 3, &w, out, 16, &res) == 1 &&
+		      res.ambiguous,
+	      "another caller seen by others is still ambiguous");
+	CHECK(stitcher_complete(st, 7, 2, &w, out, 16, &res) == 2 &&
+		      res.rooted && out[1].pc == 4,
+	      "the caller only the sample itself showed is discounted");
 	stitcher_free(st);
 }
 
@@ -228,9 +281,9 @@ static void test_second_pass(void)
 	observe(st, 1, 1, via_b, 6, END_ROOT);     /* pass two */
 	observe(st, 1, 2, shallow, 3, END_ROOT);
 	n = complete(st, 1, 9, cut_r, 3, 0, out, &res);
-	CHECK(n == 1 && out[0].sp == 0x300 && res.refused && !res.rooted,
-	      "strict: a popped frame's caller is not taken, also after a "
-	      "second pass (%u)", n);
+	CHECK(n == 0 && res.refused && !res.rooted,
+	      "strict: the caller of a frame popped since it was seen is not "
+	      "taken, also after a second pass (%u)", n);
 	stitcher_free(st);
 	st = stitcher_new(NULL);
 	observe(st, 1, 1, via_a, 6, END_ROOT);
@@ -250,6 +303,68 @@ static void test_second_pass(void)
 		CHECK(n == 0 && res.refused,
 		      "a live-only walk stops at a popped frame (%u)", n);
 	}
+	stitcher_free(st);
+}
+
+/*
+ * Activations: strict takes a caller seen in the sample's own activation
+ * of the frame (no sample between showed it popped); on also takes one
+ * other activations showed, unless frames of that return address showed
+ * callers that vary with more than the depth (a tree walk's dispatch).
+ */
+static void test_activations(void)
+{
+	static const uint64_t full[] = { 0x10, 0x80, 0x20, 0x100, 0x30, 0x200,
+					 0x40, 0x300 };
+	static const uint64_t cut[] = { 0x10, 0x80, 0x20, 0x100 };
+	static const uint64_t up[] = { 0x35, 0x250, 0x40, 0x300 };
+	struct stitch_opts o = { 0 };
+	struct stitch_frame out[16];
+	struct stitch_result res;
+	struct stitcher *st;
+	uint64_t w[8];
+	unsigned i, n;
+
+	o.refuse_stale = true;
+	st = stitcher_new(&o);
+	observe(st, 1, 1, full, 4, END_ROOT);
+	observe(st, 1, 2, cut, 2, END_WINDOW);
+	n = complete(st, 1, 2, cut, 2, 0, out, &res);
+	CHECK(n == 2 && res.rooted,
+	      "strict: the caller seen in the same activation (%u)", n);
+	observe(st, 1, 3, up, 2, END_ROOT);   /* pops 0x100 and 0x200 */
+	observe(st, 1, 4, cut, 2, END_WINDOW);
+	n = complete(st, 1, 4, cut, 2, 0, out, &res);
+	CHECK(n == 0 && res.refused,
+	      "strict: not the caller of an activation since popped (%u)", n);
+	CHECK(complete(st, 1, 2, cut, 2, 0, out, &res) == 2 && res.rooted,
+	      "... which was the caller of the earlier sample's activation");
+	stitcher_free(st);
+
+	st = stitcher_new(NULL);
+	observe(st, 1, 1, full, 4, END_ROOT);
+	observe(st, 1, 3, up, 2, END_ROOT);
+	observe(st, 1, 4, cut, 2, END_WINDOW);
+	n = complete(st, 1, 4, cut, 2, 0, out, &res);
+	CHECK(n == 2 && res.rooted && res.stale,
+	      "on: the caller other activations showed (%u)", n);
+	/* frames of return address 0x20 with two callers at another depth
+	 * (the same caller's frame size, another caller function) */
+	for (i = 0; i < 2; i++) {
+		w[0] = 0x10;
+		w[1] = 0x780;
+		w[2] = 0x20;
+		w[3] = 0x800;
+		w[4] = i ? 0x31 : 0x30;
+		w[5] = 0x900;
+		w[6] = 0x40;
+		w[7] = 0xa00;
+		observe(st, 1, 5 + i, w, 4, END_ROOT);
+	}
+	observe(st, 1, 8, cut, 2, END_WINDOW);
+	n = complete(st, 1, 8, cut, 2, 0, out, &res);
+	CHECK(n == 0 && res.ambiguous,
+	      "on: not when that return address's callers vary (%u)", n);
 	stitcher_free(st);
 }
 
@@ -285,10 +400,12 @@ int main(void)
 {
 	test_join();
 	test_self();
+	test_self_walk();
 	test_activation();
 	test_ambiguous();
 	test_root_or_caller();
 	test_second_pass();
+	test_activations();
 	test_bounds();
 	return done_testing();
 }
