@@ -26,24 +26,43 @@ stack ends `[truncated: window exhausted]`; wrong_cut_pct is WRONG among
 them (the share --validate-stitch estimates: it too only counts stacks
 that needed stitching).
 
-The unambiguous ceiling bounds what an honest stitcher can get exact: a
-sample is counted when --stitch=off already gets it exact, or when it was
-cut, its cut walk is a prefix of the truth, and every other sample of the
-same thread whose true stack contains the cut walk's outermost two frames
-(same pc and stack pointer, consecutive) continues with the same outer
-frames, with at least one such sample.  Script output shows no stack
-pointers, so each true frame's sp is found in FULL.data's stack copy:
-frame i's return address is the word at CFA(i-1) - 8, searched upward
-from the previous one; a frame size learned per pc (the most common
-distance between return-address slots) is tried first, so that a stale
-copy of a return address in a frame's locals is not taken for it.  x86-64
-only (perf register 7 is sp); elsewhere the pair is matched on pc alone,
-which can only lower the ceiling ("ceiling_by_pc=1" in the output).
-The ceiling looks at every other sample of the thread, earlier or later:
-where the outer frames' code changes during the capture (JIT code tiered
-up or recompiled: node), the same pair continues with other addresses
-and counts as ambiguous, so the ceiling is low there (st_jsrec.js: about
-a third) and says little.
+The unambiguous ceiling bounds what an honest stitcher can get exact
+from what a root cache can know: the frames the cropped samples show.
+A sample's visible frames are the leaf-side ones of its true user frames
+that CROP.data's --stitch=off stack shows, each named by the truth's (pc,
+stack pointer); its visible links are frame i -> i+1 among them, and the
+outermost -> ROOT when the whole stack shows (no marker).  A sample is
+counted when --stitch=off already gets it exact, or when it was cut
+(`window exhausted`, a prefix of the truth) with at least two frames and:
+the join pair (its outermost two) is linked in some OTHER sample, and,
+from the outermost frame, the callers OTHER samples link each frame to
+are one per frame (ROOT counts) up to ROOT, and are the truth's outer
+frames.  When no other sample shows the outermost frame's caller (a big
+main() whose caller lies beyond every cropped copy but that was seen
+from a shallower call site), the chain may join: other visible frames at
+the same sp in the same function and module ([unknown] included) whose
+callers elsewhere are one and the same, at the sp of the truth's next
+frame.  So with a 4 KiB copy and main()'s frame over 4 KiB, no sample
+ever shows main's caller and the ceiling is 0.  The ceiling counts a
+caller seen once; restack may ask for more (st_threads at 4 KiB: about
+a third, restack much less).  `ceiling64` is the earlier bound, for
+comparison only: it asks instead that every other sample of the thread
+whose TRUE (64 KiB) stack contains the cut walk's outermost two frames
+continues with the same outer frames; it says 100% where no cropped
+sample shows the outer part.
+
+Script output shows no stack pointers, so each true frame's sp is found
+in FULL.data's stack copy: frame i's return address is the word at
+CFA(i-1) - 8, searched upward from the previous one; a frame size
+learned per pc (the most common distance between return-address slots)
+is tried first, so that a stale copy of a return address in a frame's
+locals is not taken for it.  x86-64 only (perf register 7 is sp);
+elsewhere frames are matched on pc alone and never joined, which can
+only lower the ceiling ("ceiling_by_pc=1" in the output).  Both ceilings
+look at every other sample of the thread, earlier or later: where the
+outer frames' code changes during the capture (JIT code tiered up or
+recompiled: node), the same frames continue with other addresses and
+count as ambiguous, so the ceiling is low there and says little.
 
 `validate` runs `restack stats --validate-stitch CROP.data` and prints
 the numbers of its "stitch check" line (and the JSON's, if it has any):
@@ -288,12 +307,29 @@ def frame_ids(key, st, sps):
             for i, f in enumerate(fr)], fr
 
 
-def ceiling(truth, complete, cut_off, sps):
-    """Keys of complete samples an honest stitcher could get exact."""
+ROOT = 'root'
+
+
+def visible(truth_st, got, fid, fr):
+    """How many of a sample's true user frames the cropped --stitch=off
+    stack shows (its leaf-side ones), and whether that is the whole
+    stack, root included."""
+    if got.marker is None and got.key == truth_st.key:
+        return len(fid), True
+    gu = [f.pc for f in got.frames if f.user]
+    n = 0
+    while n < min(len(gu), len(fr)) and gu[n] == fr[n].pc:
+        n += 1
+    return n, False
+
+
+def ceiling64(truth, complete, cut_off, ids):
+    """Keys of the cut samples whose outer part is the same in every
+    other sample of the thread whose TRUE stack has the cut walk's
+    outermost two frames: the ceiling of a cache that saw the 64 KiB
+    stacks (for comparison), plus the samples off gets exact."""
     by_tid = collections.defaultdict(list)
-    ids = {}
     for k in complete:
-        ids[k] = frame_ids(k, truth[k], sps)
         by_tid[k[0]].append(k)
     # per thread: (id a, id b) consecutive -> {outer part: set of keys}
     index = {}
@@ -312,9 +348,7 @@ def ceiling(truth, complete, cut_off, sps):
         index[tid] = idx
     good = set()
     for k in complete:
-        got = cut_off.get(k)
-        if got is None:
-            continue
+        got = cut_off[k]
         if got.marker is None:
             if got.key == truth[k].key:
                 good.add(k)
@@ -323,15 +357,84 @@ def ceiling(truth, complete, cut_off, sps):
             continue
         n = sum(1 for f in got.frames if f.user)
         fid, fr = ids[k]
-        if n == 0 or n > len(fid):
-            continue
-        if n == len(fid):   # the cut walk has everything but the marker
+        if n == 0 or n >= len(fid):
             continue
         pair = (fid[n - 2] if n > 1 else None, fid[n - 1])
         conts = index[k[0]].get(pair, {})
         others = {o: ks - {k} for o, ks in conts.items()}
         others = {o: ks for o, ks in others.items() if ks}
         if len(others) == 1:
+            good.add(k)
+    return good
+
+
+def ceiling(truth, complete, cut_off, ids):
+    """Keys of the complete samples an honest root cache could get exact
+    from what the cropped samples show (see the docstring)."""
+    seen = {}                   # key -> its visible links
+    callers = collections.defaultdict(   # tid -> node -> caller -> count
+        lambda: collections.defaultdict(collections.Counter))
+    nodes = collections.defaultdict(set)  # (tid, sp, func, mod) -> ids
+    for k in complete:
+        fid, fr = ids[k]
+        n, whole = visible(truth[k], cut_off[k], fid, fr)
+        links = {(fid[i], fid[i + 1]) for i in range(n - 1)}
+        if whole and n:
+            links.add((fid[n - 1], ROOT))
+        seen[k] = links
+        for a, b in links:
+            callers[k[0]][a][b] += 1
+        for i in range(n):
+            if len(fid[i]) > 1 and isinstance(fid[i][1], int):
+                nodes[(k[0], fid[i][1]) + fr[i].lines[-1][1:]].add(fid[i])
+
+    def others(k, node):
+        """node's distinct callers in samples other than k."""
+        c = callers[k[0]].get(node, {})
+        return {b for b, cnt in c.items()
+                if cnt > ((node, b) in seen[k])}
+
+    good = set()
+    for k in complete:
+        got = cut_off[k]
+        if got.marker is None:
+            if got.key == truth[k].key:
+                good.add(k)
+            continue
+        if not (got.marker.endswith('window exhausted]') and
+                is_prefix(got.key, truth[k].key)):
+            continue
+        fid, fr = ids[k]
+        n = sum(1 for f in got.frames if f.user)
+        if n < 2 or n > len(fid):
+            continue        # (n == len(fid): only the root is missing)
+        if fid[n - 1] not in others(k, fid[n - 2]):
+            continue        # the join pair: no other sample linked it
+        want = [f[0] for f in fid[n:]] + [ROOT]
+        node, j = fid[n - 1], 0
+        up = others(k, node)
+        if not up and len(node) > 1 and isinstance(node[1], int):
+            # a frame never seen with its caller (a big main()): join
+            # the visible frames of its sp, function and module whose
+            # callers, in other samples, are one and the same
+            same = nodes.get((k[0], node[1]) + fr[n - 1].lines[-1][1:],
+                             ())
+            up = set()
+            for v in same:
+                if v != node:
+                    up |= others(k, v)
+            if n == len(fid) or len(up) != 1 or ROOT in up or \
+                    next(iter(up))[1] != fid[n][1]:
+                continue
+        while len(up) == 1 and j < len(want):
+            c = next(iter(up))
+            if (c[0] if c != ROOT else ROOT) != want[j]:
+                break
+            j += 1
+            if c == ROOT:
+                break
+            node, up = c, others(k, c)
+        if j == len(want):
             good.add(k)
     return good
 
@@ -437,7 +540,9 @@ def main():
            if (cut_off[k].marker or '').endswith('window exhausted]')}
     sps = frame_sps(truth, copies)
     by_pc = not sps and bool(complete)
-    ceil = ceiling(truth, complete, cut_off, sps)
+    ids = {k: frame_ids(k, truth[k], sps) for k in complete}
+    ceil = ceiling(truth, complete, cut_off, ids)
+    ceil64 = ceiling64(truth, complete, cut_off, ids)
     shown = []
     for m in modes:
         if m == 'validate':
@@ -457,12 +562,14 @@ def main():
         print('%smode=%s samples=%d complete=%d cut=%d exact=%d honest=%d '
               'wrong=%d silent=%d missing=%d exact_pct=%.2f honest_pct=%.2f '
               'wrong_pct=%.2f wrong_cut_pct=%.2f ceiling=%d ceiling_pct=%.2f'
-              '%s' % (label, m, len(cut_off), nc, len(cut), n['exact'],
-                      n['honest'], n['wrong'], silent, n['missing'],
-                      pct(n['exact'], nc), pct(n['honest'], nc),
-                      pct(n['wrong'], nc), pct(wrong_cut, len(cut)),
-                      len(ceil), pct(len(ceil), nc),
-                      ' ceiling_by_pc=1' if by_pc else ''))
+              ' ceiling64=%d ceiling64_pct=%.2f%s' %
+              (label, m, len(cut_off), nc, len(cut), n['exact'],
+               n['honest'], n['wrong'], silent, n['missing'],
+               pct(n['exact'], nc), pct(n['honest'], nc),
+               pct(n['wrong'], nc), pct(wrong_cut, len(cut)),
+               len(ceil), pct(len(ceil), nc), len(ceil64),
+               pct(len(ceil64), nc),
+               ' ceiling_by_pc=1' if by_pc else ''))
         shown.append((m, bad[:a.show_wrong], res))
     if val is not None:
         words = ['%s=%s' % (k, v) for k, v in sorted(val.items())
