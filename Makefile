@@ -36,7 +36,8 @@ FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/perfdata_names.c formats/perfdata_mapper.c formats/perfdata_windows.c formats/perfdata_dump.c formats/perfdata_tp.c \
 	formats/folded.c \
 	formats/script.c formats/source.c formats/perfdata_write.c \
-	formats/syscap_write.c formats/syscap_read.c formats/perfdata_synth.c \
+	formats/syscap_write.c formats/syscap_read.c formats/syscap_order.c \
+	formats/perfdata_synth.c \
 	formats/perfdata_write_meta.c \
 	formats/fdout.c formats/pbuf.c formats/pprof.c formats/textesc.c \
 	formats/svg.c formats/speedscope.c formats/tracepoint.c

@@ -1,9 +1,16 @@
 /*
  * syscap_read.c - sysprof captures in, events out (see syscap_read.h).
  *
- * Opening indexes every frame (checking lengths, so a damaged file is
- * refused before any event is delivered), then sorts the index by time;
- * syscap_next() decodes one frame at a time from the mapped file.
+ * Opening walks every frame (checking lengths, so a damaged file is
+ * refused before any event is delivered) and reads the METADATA and
+ * JITMAP frames.  syscap_next() then walks the file twice more: MAP and
+ * PROCESS frames first, then the others, each walk through a reorder
+ * window (formats/syscap_order.h) that gives them by time, and decodes
+ * one frame at a time from the mapped file.  Memory does not grow with
+ * the number of frames: the window is bounded by bytes read, and the
+ * pages of the file behind it are let go (MADV_DONTNEED: they stay in the
+ * page cache, and a pointer into them, an event's raw bytes or a JIT
+ * name, stays good).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +26,7 @@
 #include "common/hashmap.h"
 #include "common/mem.h"
 #include "formats/syscap.h"
+#include "formats/syscap_order.h"
 
 /*
  * Where JITMAP names go: JIT name i of the capture is the code at
@@ -32,10 +40,15 @@
 #define SR_PERF_SAMPLE_BITS 0x1a7ull  /* IP|TID|TIME|CPU|PERIOD|CALLCHAIN */
 #define SR_PERF_DWARF_BITS 0x3000ull  /* REGS_USER|STACK_USER */
 
-struct sr_ent {
-	int64_t time;
-	uint64_t off;
-	bool late;              /* not a MAP or PROCESS frame */
+/* Frames a window may hold, in file bytes (see syscap_order.h). */
+#define SR_WINDOW (8u << 20)
+/* Pages behind the frames still needed are let go this many at once. */
+#define SR_DROP_CHUNK (2u << 20)
+
+enum sr_phase {
+	SR_START,               /* nothing delivered yet */
+	SR_MAPS,                /* MAP and PROCESS frames */
+	SR_REST,                /* SAMPLE, FORK, EXIT, user stacks */
 };
 
 struct sr_jit {
@@ -53,9 +66,15 @@ struct syscap_reader {
 	struct err err;
 	struct perfdata_info info;
 	struct event_attr attr;
-	struct sr_ent *ents;
-	size_t nr_ents, next;
-	uint64_t skipped, jitmaps;
+	enum sr_phase phase;
+	uint64_t window;        /* of the reorder window, bytes */
+	struct syscap_order q;
+	uint64_t scan_off;      /* next frame the walk reads */
+	uint64_t dropped;       /* pages before it were let go */
+	size_t page;
+	struct syscap_qent cur; /* the frame being delivered */
+	bool have_cur;
+	uint64_t skipped, jitmaps, late;
 	uint64_t *scratch;      /* callchain or registers, host order */
 	size_t scratch_alloc;
 	char comm[256];
@@ -221,22 +240,35 @@ static int sr_jitmap(struct syscap_reader *r, uint64_t off, uint64_t len)
 	return 0;
 }
 
-static int sr_ent_cmp(const void *a, const void *b)
+/* Lets the mapped file's pages before upto go, a chunk at a time. */
+static void sr_drop(struct syscap_reader *r, uint64_t upto)
 {
-	const struct sr_ent *x = a, *y = b;
+	uint64_t hi = upto & ~(uint64_t)(r->page - 1);
 
-	if (x->late != y->late)
-		return x->late ? 1 : -1;
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return (x->off > y->off) - (x->off < y->off);
+	if (!r->map || hi <= r->dropped || hi - r->dropped < SR_DROP_CHUNK)
+		return;
+	madvise((uint8_t *)r->map + r->dropped, (size_t)(hi - r->dropped),
+		MADV_DONTNEED);
+	r->dropped = hi;
+}
+
+/* Starts a walk of the frames from the first. */
+static void sr_walk(struct syscap_reader *r, enum sr_phase phase)
+{
+	r->late += r->q.late;
+	syscap_order_release(&r->q);
+	syscap_order_init(&r->q, r->window);
+	r->phase = phase;
+	r->scan_off = SYSCAP_HEADER_SIZE;
+	if (r->map)
+		madvise(r->map, r->map_len, MADV_DONTNEED);
+	r->dropped = 0;
 }
 
 static int sr_index(struct syscap_reader *r)
 {
 	const uint8_t *h = r->data;
 	uint64_t off = SYSCAP_HEADER_SIZE;
-	size_t alloc = 0;
 	uint16_t one = 1;
 	bool host_le = *(const uint8_t *)&one == 1, file_le;
 
@@ -260,15 +292,13 @@ static int sr_index(struct syscap_reader *r)
 		struct cur c;
 		uint16_t len;
 		uint8_t type;
-		int64_t time;
 
+		sr_drop(r, off);
 		if (r->size - off < SYSCAP_FRAME_HEADER_SIZE)
 			return err_set(&r->err, ERR_TRUNCATED, off,
 				       "capture ends inside a frame header");
 		c = sr_cur(r, off, SYSCAP_FRAME_HEADER_SIZE);
 		len = cur_u16(&c);
-		cur_skip(&c, 6);
-		time = (int64_t)cur_u64(&c);
 		type = r->data[off + 16];
 		if (len < SYSCAP_FRAME_HEADER_SIZE || len % 8)
 			return err_set(&r->err, ERR_CORRUPT, off,
@@ -287,15 +317,6 @@ static int sr_index(struct syscap_reader *r)
 		case SYSCAP_FORK:
 		case SYSCAP_EXIT:
 		case SYSCAP_STACK_USER:
-			if (mem_grow(&r->ents, &alloc, sizeof(*r->ents),
-				     r->nr_ents + 1) < 0)
-				return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF,
-					       "frame index");
-			r->ents[r->nr_ents].time = time;
-			r->ents[r->nr_ents].off = off;
-			r->ents[r->nr_ents].late = type != SYSCAP_MAP &&
-						   type != SYSCAP_PROCESS;
-			r->nr_ents++;
 			if (type == SYSCAP_STACK_USER)
 				r->attr.sample_type |= SR_PERF_DWARF_BITS;
 			break;
@@ -314,8 +335,6 @@ static int sr_index(struct syscap_reader *r)
 		}
 		off += len;
 	}
-	if (r->nr_ents)
-		qsort(r->ents, r->nr_ents, sizeof(*r->ents), sr_ent_cmp);
 	return 0;
 }
 
@@ -443,8 +462,8 @@ static int sr_stack_user(struct syscap_reader *r, struct cur *c, uint64_t off,
  * inherits it: a COMM event first, then the sample again.  Returns true
  * when *ev is that COMM (ev->comm.comm NULL: out of memory).
  */
-static bool sr_name_thread(struct syscap_reader *r, const struct sr_ent *e,
-			   struct event *ev)
+static bool sr_name_thread(struct syscap_reader *r,
+			   const struct syscap_qent *e, struct event *ev)
 {
 	uint8_t type = r->data[e->off + 16];
 	struct cur c = sr_cur(r, e->off, 64);
@@ -474,13 +493,64 @@ static bool sr_name_thread(struct syscap_reader *r, const struct sr_ent *e,
 	if (hashmap_put(&r->tids, (uint64_t)(uint32_t)tid, NULL) < 0)
 		ev->comm.comm = NULL;
 	r->named = true;
-	r->next--;      /* the sample comes next */
+	r->have_cur = true;     /* the sample comes next */
 	return true;
+}
+
+/*
+ * The frames of a walk whose type the phase delivers: MAP and PROCESS
+ * first (sysprof builds a process's address space from all of them), then
+ * the others.
+ */
+static bool sr_wanted(const struct syscap_reader *r, uint8_t type)
+{
+	if (r->phase == SR_MAPS)
+		return type == SYSCAP_MAP || type == SYSCAP_PROCESS;
+	return type == SYSCAP_SAMPLE || type == SYSCAP_FORK ||
+	       type == SYSCAP_EXIT || type == SYSCAP_STACK_USER;
+}
+
+/*
+ * The next frame to deliver into *e: 1, 0 at the end, -1 on error.  The
+ * frames were checked when the capture was opened.
+ */
+static int sr_pop(struct syscap_reader *r, struct syscap_qent *e)
+{
+	if (r->phase == SR_START)
+		sr_walk(r, SR_MAPS);
+	for (;;) {
+		bool end = r->scan_off >= r->size;
+		struct syscap_qent qe;
+		uint64_t off = r->scan_off;
+		struct cur c;
+		uint16_t len;
+
+		if (syscap_order_pop(&r->q, end, e))
+			return 1;
+		if (end) {
+			if (r->phase == SR_REST)
+				return 0;
+			sr_walk(r, SR_REST);
+			continue;
+		}
+		sr_drop(r, syscap_order_done_off(&r->q));
+		c = sr_cur(r, off, SYSCAP_FRAME_HEADER_SIZE);
+		len = cur_u16(&c);
+		cur_skip(&c, 6);
+		qe.time = (int64_t)cur_u64(&c);
+		qe.off = off;
+		if (syscap_order_read(&r->q, sr_wanted(r, r->data[off + 16]) ?
+					     &qe : NULL, len, off + len) < 0)
+			return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF,
+				       "frame order");
+		r->scan_off = off + len;
+	}
 }
 
 int syscap_next(struct syscap_reader *r, struct event *ev)
 {
-	const struct sr_ent *e;
+	const struct syscap_qent *e = &r->cur;
+	int rc;
 	struct cur c;
 	uint16_t len;
 	uint8_t type;
@@ -499,9 +569,12 @@ int syscap_next(struct syscap_reader *r, struct event *ev)
 		r->next_jit++;
 		return 1;
 	}
-	if (r->next >= r->nr_ents)
-		return 0;
-	e = &r->ents[r->next++];
+	if (!r->have_cur) {
+		rc = sr_pop(r, &r->cur);
+		if (rc <= 0)
+			return rc;
+	}
+	r->have_cur = false;
 	if (sr_name_thread(r, e, ev))
 		return ev->comm.comm ? 1 : -1;
 	c = sr_cur(r, e->off, SYSCAP_FRAME_HEADER_SIZE);
@@ -614,6 +687,8 @@ static struct syscap_reader *sr_new(const char *name, struct err *err)
 	r->info.attrs = &r->attr;
 	r->info.nr_attrs = 1;
 	r->info.pipe = false;
+	r->window = SR_WINDOW;
+	r->page = (size_t)sysconf(_SC_PAGESIZE);
 	return r;
 }
 
@@ -699,6 +774,17 @@ uint64_t syscap_skipped(const struct syscap_reader *r)
 	return r->skipped;
 }
 
+uint64_t syscap_late(const struct syscap_reader *r)
+{
+	return r->late + r->q.late;
+}
+
+void syscap_set_window(struct syscap_reader *r, uint64_t bytes)
+{
+	if (r->phase == SR_START)
+		r->window = bytes;
+}
+
 void syscap_close(struct syscap_reader *r)
 {
 	if (!r)
@@ -717,7 +803,7 @@ void syscap_close(struct syscap_reader *r)
 	hashmap_release(&r->jit_keys);
 	free(r->jits);
 	hashmap_release(&r->tids);
-	free(r->ents);
+	syscap_order_release(&r->q);
 	free(r->scratch);
 	free(r->info.hostname);
 	free(r->info.osrelease);

@@ -18,9 +18,13 @@
  * METADATA "hostname", "uname.release" and "uname.machine" fill the info.
  * MAP and PROCESS frames are delivered first (sysprof builds a process's
  * address space from all of them: /proc scans are often written after the
- * samples), then the others sorted by time (file order for equal times);
- * unknown frame types and frame-index TIMESTAMPs are skipped and counted.
- * The whole file is mapped; standard input is not supported.
+ * samples), then the others by time (file order for equal times), each
+ * through a reorder window of 8 MiB of the file (syscap_order.h): a frame
+ * more than that far behind its place is delivered when it is read, and
+ * counted (syscap_late()); unknown frame types and frame-index TIMESTAMPs
+ * are skipped and counted.  The file is mapped and read three times
+ * (checked when opened, then the two walks) with memory bounded whatever
+ * its size; standard input is not supported.
  */
 #ifndef RESTACK_FORMATS_SYSCAP_READ_H
 #define RESTACK_FORMATS_SYSCAP_READ_H
@@ -51,6 +55,14 @@ const struct err *syscap_err(const struct syscap_reader *r);
 const struct perfdata_info *syscap_info(const struct syscap_reader *r);
 /* Frames skipped: unknown types, frame indexes, types restack ignores. */
 uint64_t syscap_skipped(const struct syscap_reader *r);
+/* Frames delivered after a newer one of their walk (see above). */
+uint64_t syscap_late(const struct syscap_reader *r);
+
+/*
+ * The reorder window's size in file bytes (default 8 MiB); only before
+ * the first syscap_next().
+ */
+void syscap_set_window(struct syscap_reader *r, uint64_t bytes);
 
 void syscap_close(struct syscap_reader *r);
 
