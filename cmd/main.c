@@ -1,6 +1,7 @@
 /*
  * main.c - restack's entry point: the command table, --help, --version.
  */
+#include <errno.h>
 #include <malloc.h>
 #include <string.h>
 
@@ -41,13 +42,28 @@ static void main_usage(FILE *f)
 		   "2 the input could not be read or converted; 64 bad usage.\n");
 }
 
-int main(int argc, char **argv)
+/*
+ * Standard output's last buffered bytes, and any write that failed before:
+ * a command whose output did not all arrive fails (exit 2).
+ */
+static int main_close_stdout(int rc)
+{
+	int failed = ferror(stdout);
+
+	if (fflush(stdout) != 0)
+		cmd_error("cannot write to standard output: %s",
+			  strerror(errno));
+	else if (failed)
+		cmd_error("cannot write to standard output");
+	else
+		return rc;
+	return rc == EXIT_OK || rc == EXIT_GATE ? EXIT_BAD : rc;
+}
+
+static int main_run(int argc, char **argv)
 {
 	size_t i;
 
-#ifdef M_TOP_PAD
-	(void)mallopt(M_TOP_PAD, MAIN_HEAP_STEP);
-#endif
 	if (argc < 2) {
 		main_usage(stderr);
 		return EXIT_USAGE;
@@ -67,4 +83,12 @@ int main(int argc, char **argv)
 	fprintf(stderr, "restack: '%s' is not a command\n", argv[1]);
 	main_usage(stderr);
 	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+#ifdef M_TOP_PAD
+	(void)mallopt(M_TOP_PAD, MAIN_HEAP_STEP);
+#endif
+	return main_close_stdout(main_run(argc, argv));
 }
