@@ -46,7 +46,7 @@ UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/k
 	unwind/jit.c unwind/x86insn.c unwind/ehhdr.c unwind/ehframe.c unwind/pool.c unwind/shards.c unwind/dwimage.c unwind/dwcache.c \
 	unwind/locate.c unwind/dbgd.c unwind/perfarchive.c unwind/modinfo.c
 CMD_SRC = cmd/main.c cmd/info.c cmd/dump.c cmd/util.c cmd/run.c cmd/run_shard.c \
-	cmd/lookup.c \
+	cmd/lookup.c cmd/outfile.c \
 	cmd/convert.c cmd/stats.c cmd/symbolize.c cmd/report.c
 
 LIB_SRC = $(COMMON_SRC) $(FORMATS_SRC) $(UNWIND_SRC)

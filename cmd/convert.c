@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/outfile.h"
 #include "cmd/report.h"
 #include "cmd/run.h"
 #include "common/strbuf.h"
@@ -97,12 +98,12 @@ static const struct {
 	{ "sysprof", FMT_SYSPROF, { ".syscap" } },
 };
 
-/* Where the profile goes: a temporary file renamed on success, or stdout. */
+/* Where the profile goes (cmd/outfile.h) and its writer. */
 struct convert_out {
 	enum convert_format fmt;
 	const char *path;
-	char tmp[PATH_MAX];
-	int fd;
+	struct outfile file;
+	int fd;                      /* file.fd */
 	struct folded *fo;
 	const struct folded_opts *fopts;
 	struct pprof *pp;
@@ -301,21 +302,10 @@ static int convert_writer_finish(struct convert_out *o, bool quiet)
 
 static int convert_open(struct convert_out *o)
 {
-	if (!strcmp(o->path, "-")) {
-		o->fd = STDOUT_FILENO;
-		return 0;
-	}
-	if (snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.%d", o->path,
-		     (int)getpid()) >= (int)sizeof(o->tmp)) {
-		cmd_error("output name too long: '%s'", o->path);
-		return -1;
-	}
-	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (o->fd < 0) {
-		cmd_error("cannot create '%s': %s", o->tmp, strerror(errno));
-		return -1;
-	}
-	return 0;
+	int rc = outfile_open(&o->file, o->path);
+
+	o->fd = o->file.fd;
+	return rc;
 }
 
 /* Finishes the output; on failure (ok false) removes the partial file. */
@@ -334,22 +324,8 @@ static int convert_close(struct convert_out *o, bool ok)
 	}
 	if (ok && convert_flush(o) < 0)
 		ok = false;
-	if (o->fd >= 0 && o->fd != STDOUT_FILENO) {
-		if (close(o->fd) < 0 && ok) {
-			cmd_error("cannot write '%s': %s", o->path,
-				  strerror(errno));
-			ok = false;
-		}
-		if (ok && rename(o->tmp, o->path) < 0) {
-			cmd_error("cannot write '%s': %s", o->path,
-				  strerror(errno));
-			ok = false;
-		}
-		if (!ok)
-			unlink(o->tmp);
-	}
 	o->fd = -1;
-	return ok ? 0 : -1;
+	return outfile_close(&o->file, ok);
 }
 
 /* The last part of a path ("-" for standard input). */
@@ -417,8 +393,10 @@ static int convert_record_writer(struct convert_out *o,
 	if (o->fmt != FMT_PERF && o->fmt != FMT_SYSPROF)
 		return 0;
 	o->run = run;
+	/* perf.data to '-', a FIFO or a terminal is in pipe mode */
 	if (o->fmt == FMT_PERF)
-		o->pw = perfdata_writer_new(o->fd, o->fd == STDOUT_FILENO, in,
+		o->pw = perfdata_writer_new(o->fd, o->fd == STDOUT_FILENO ||
+					    !outfile_seekable(&o->file), in,
 					    source_sniff(in) == SOURCE_SYSPROF,
 					    convert_build_id, o, &err);
 	else
@@ -494,7 +472,8 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 				      const char *in, const char *out,
 				      enum convert_format fmt)
 {
-	struct convert_out co = { .fd = -1, .fmt = fmt, .path = out };
+	struct convert_out co = { .fd = -1, .fmt = fmt, .path = out,
+				  .file = { .fd = -1 } };
 	enum report_status status = REPORT_FAILED;
 	struct run_opts ro = *cfg->ro;
 	struct report_timing t;

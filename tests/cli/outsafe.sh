@@ -1,0 +1,122 @@
+#!/bin/bash
+# outsafe.sh - -o never replaces what it should write to or must keep: a
+# character device or FIFO is written where it is (a FIFO's reader gets
+# the profile), a symbolic link stays a link and its target gets the
+# profile, the temporary's name cannot be guessed (a link planted at the
+# old NAME.tmp.PID is not followed).  As root and, with setpriv, as
+# nobody.
+. "$(dirname "$0")/lib.sh"
+
+in=$TESTDATA/perf/file-dwarf.data
+rs() { "$RESTACK" convert --offline "$@" 2>>"$T/err"; }
+rs "$in" --to folded -o "$T/ref.folded" || fail "reference conversion"
+
+# no_tmp NAME DIR: nothing named *.tmp* was left in DIR
+no_tmp() {
+	local left
+	left=$(find "$2" -name '*.tmp*' | head -n 3)
+	is "$left" "" "$1: no temporary left"
+}
+
+# --- character devices -----------------------------------------------
+if [ "$(id -u)" = 0 ] && mknod "$T/null" c 1 3 && mknod "$T/full" c 1 7
+then
+	rs "$in" --to folded -o "$T/null"
+	is "$?" 0 "char device: exit 0"
+	check "char device: still a character device" test -c "$T/null"
+	rs "$in" --to folded -o "$T/full"
+	is "$?" 2 "char device /dev/full: a write error is exit 2"
+	check "char device /dev/full: still a character device" \
+		test -c "$T/full"
+	no_tmp "char devices" "$T"
+	# the real /dev/null only once a private one survived
+	if [ -c "$T/null" ]; then
+		rs "$in" -o /dev/null
+		is "$?" 0 "/dev/null: exit 0"
+		if [ -c /dev/null ]; then
+			ok "/dev/null: still a character device"
+		else
+			fail "/dev/null: still a character device" \
+				"$(ls -l /dev/null; rm -f /dev/null.tmp.*)"
+			rm -f /dev/null && mknod -m 666 /dev/null c 1 3
+		fi
+	fi
+else
+	skip "char device" "mknod needs root"
+fi
+
+# --- FIFOs: the reader gets the profile ---------------------------------
+mkfifo "$T/fifo"
+timeout 60 cat "$T/fifo" >"$T/fifo.got" &
+reader=$!
+timeout 60 "$RESTACK" convert --offline "$in" --to folded -o "$T/fifo" \
+	2>>"$T/err"
+is "$?" 0 "FIFO: exit 0"
+wait $reader
+is "$?" 0 "FIFO: the reader got an end of file"
+same_file "$T/ref.folded" "$T/fifo.got" "FIFO: the reader got the profile"
+check "FIFO: still a FIFO" test -p "$T/fifo"
+# perf.data into a FIFO is pipe mode (no seeking back to the header)
+timeout 60 cat "$T/fifo" >"$T/fifo.data" &
+reader=$!
+timeout 60 "$RESTACK" convert --offline "$in" --to perf -o "$T/fifo" \
+	2>>"$T/err"
+is "$?" 0 "FIFO, --to perf: exit 0"
+wait $reader
+rs "$in" --to perf -o - >"$T/pipe.data"
+same_file "$T/pipe.data" "$T/fifo.data" \
+	"FIFO, --to perf: the pipe-mode perf.data of -o -"
+no_tmp "FIFOs" "$T"
+
+# --- symbolic links: followed, the link stays ---------------------------
+mkdir "$T/l" "$T/l/sub"
+echo old >"$T/l/target.folded"
+ln -s target.folded "$T/l/link.folded"
+rs "$in" -o "$T/l/link.folded"
+is "$?" 0 "symlink: exit 0"
+check "symlink: still a symlink" test -L "$T/l/link.folded"
+same_file "$T/ref.folded" "$T/l/target.folded" "symlink: the target has the profile"
+ln -s sub/../new.folded "$T/l/dangling.folded"
+rs "$in" -o "$T/l/dangling.folded"
+check "dangling symlink: still a symlink" test -L "$T/l/dangling.folded"
+same_file "$T/ref.folded" "$T/l/new.folded" "dangling symlink: its target is created"
+no_tmp "symlinks" "$T/l"
+
+# --- the temporary's name cannot be guessed -----------------------------
+# restack keeps the shell's pid through exec: a link planted at the old
+# OUT.tmp.PID name must not be followed (it would overwrite the victim)
+mkdir "$T/g"
+echo victim >"$T/g/victim"
+bash -c 'ln -s victim "$1.tmp.$$" && exec "$RESTACK" convert --offline \
+	"$2" -o "$1"' sh "$T/g/out.folded" "$in" 2>>"$T/err"
+is "$?" 0 "planted temporary name: exit 0"
+is "$(cat "$T/g/victim")" victim "planted temporary name: the link's target is untouched"
+same_file "$T/ref.folded" "$T/g/out.folded" "planted temporary name: the output is complete"
+
+# --- as nobody ----------------------------------------------------------
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null
+then
+	nobody() {
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+	}
+	mkdir "$T/n"
+	mkfifo "$T/n/fifo"
+	chmod 755 "$T"
+	chown -R 65534:65534 "$T/n"
+	nobody "$RESTACK" convert --offline "$in" -o /dev/null 2>>"$T/err"
+	is "$?" 0 "nobody, -o /dev/null: exit 0"
+	check "nobody, -o /dev/null: still a character device" test -c /dev/null
+	nobody timeout 60 cat "$T/n/fifo" >"$T/n.got" &
+	reader=$!
+	nobody timeout 60 "$RESTACK" convert --offline "$in" --to folded \
+		-o "$T/n/fifo" 2>>"$T/err"
+	is "$?" 0 "nobody, FIFO: exit 0"
+	wait $reader
+	same_file "$T/ref.folded" "$T/n.got" "nobody, FIFO: the reader got the profile"
+	no_tmp "nobody" "$T/n"
+else
+	skip "as nobody" "needs root and setpriv"
+fi
+
+done_testing
