@@ -570,6 +570,11 @@ static int convert_batch(struct convert_cfg *cfg, const char *outdir,
 				"convert: --outdir needs named inputs, not '-'");
 			goto out;
 		}
+		if (outfile_is_input("convert", "output", outs[i], inputs,
+				     nr)) {
+			status = EXIT_USAGE;
+			goto out;
+		}
 		for (j = 0; j < i; j++)
 			if (!strcmp(outs[i], outs[j])) {
 				status = cmd_usage_error(convert_usage,
@@ -731,6 +736,12 @@ int cmd_convert(int argc, char **argv)
 			"convert: unsupported output format '%s' (folded, "
 			"script, pprof, speedscope, svg, perf or sysprof)",
 			to ? to : out ? out : "");
+	if ((out && outfile_is_input("convert", "output", out, argv + optind,
+				     argc - optind)) ||
+	    (ro.stats_json &&
+	     outfile_is_input("convert", "--stats-json file", ro.stats_json,
+			      argv + optind, argc - optind)))
+		return EXIT_USAGE;
 	cfg.stats = stats;
 	report_init(&cfg.rep, ro.min_coverage, run_jobs(&ro));
 	if (outdir) {

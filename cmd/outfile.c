@@ -164,3 +164,17 @@ bool outfile_same(const char *out, const char *in)
 	       !S_ISCHR(so.st_mode);
 }
 
+bool outfile_is_input(const char *cmd, const char *what, const char *out,
+		      char *const *inputs, int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		if (outfile_same(out, inputs[i])) {
+			cmd_error("%s: the %s '%s' is the input '%s'", cmd,
+				  what, out, inputs[i]);
+			return true;
+		}
+	}
+	return false;
+}

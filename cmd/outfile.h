@@ -44,4 +44,12 @@ int outfile_close(struct outfile *o, bool ok);
  */
 bool outfile_same(const char *out, const char *in);
 
+/*
+ * Whether out (what: "output", "--stats-json file") is one of the nr inputs:
+ * writing it would replace a capture.  Prints "CMD: the output 'OUT' is
+ * the input 'IN'" when it is.
+ */
+bool outfile_is_input(const char *cmd, const char *what, const char *out,
+		      char *const *inputs, int nr);
+
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/outfile.h"
 #include "cmd/report.h"
 #include "cmd/run.h"
 
@@ -92,6 +93,10 @@ int cmd_stats(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cmd_usage_error(stats_usage, "stats: expected one input");
+	if (ro.stats_json &&
+	    outfile_is_input("stats", "--stats-json file", ro.stats_json,
+			     argv + optind, 1))
+		return EXIT_USAGE;
 	ro.sinks = &stats_sinks;
 	report_init(&rep, ro.min_coverage, run_jobs(&ro));
 	report_timing_start(&t);

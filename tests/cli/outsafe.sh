@@ -3,8 +3,10 @@
 # character device or FIFO is written where it is (a FIFO's reader gets
 # the profile), a symbolic link stays a link and its target gets the
 # profile, the temporary's name cannot be guessed (a link planted at the
-# old NAME.tmp.PID is not followed).  As root and, with setpriv, as
-# nobody.
+# old NAME.tmp.PID is not followed), and an output that is an input (same
+# device and inode: the name itself, another path, a hard link, a symbolic
+# link, --outdir, --stats-json, -o - appended to it) is exit 64 with the
+# input left byte for byte.  As root and, with setpriv, as nobody.
 . "$(dirname "$0")/lib.sh"
 
 in=$TESTDATA/perf/file-dwarf.data
@@ -93,6 +95,47 @@ is "$?" 0 "planted temporary name: exit 0"
 is "$(cat "$T/g/victim")" victim "planted temporary name: the link's target is untouched"
 same_file "$T/ref.folded" "$T/g/out.folded" "planted temporary name: the output is complete"
 
+# --- the output is an input: exit 64, the input kept ---------------------
+mkdir "$T/x" "$T/y"
+cp "$in" "$T/x/in.data"
+ln "$T/x/in.data" "$T/x/hard.data"
+ln -s in.data "$T/x/soft.data"
+cp "$in" "$T/y/p"
+cp "$in" "$T/x/p.folded"
+
+# same NAME CMD...: exit 64 naming the input, the inputs unchanged
+same() {
+	local name=$1 rc
+	shift
+	"$@" 2>"$T/same.err" >>"$T/same.out"
+	rc=$?
+	is "$rc" 64 "$name: exit 64"
+	check "$name: the message says so" grep -q "is the input" "$T/same.err"
+	same_file "$in" "$T/x/in.data" "$name: the input is unchanged"
+	same_file "$in" "$T/x/p.folded" "$name: the other input is unchanged"
+}
+same "-o the input" "$RESTACK" convert --offline --to perf \
+	"$T/x/in.data" -o "$T/x/in.data"
+same "-o ./../x/input" bash -c 'cd "$1" && exec "$RESTACK" convert \
+	--offline --to perf in.data -o ./../x/in.data' sh "$T/x"
+same "-o a hard link to the input" "$RESTACK" convert --offline \
+	"$T/x/in.data" -o "$T/x/hard.data"
+same "-o a symlink to the input" "$RESTACK" convert --offline \
+	"$T/x/in.data" -o "$T/x/soft.data"
+same "--outdir the input's directory" "$RESTACK" convert --offline \
+	--to perf --outdir "$T/x" "$T/x/in.data"
+same "--outdir: one input's output is another input" "$RESTACK" convert \
+	--offline --outdir "$T/x" "$T/y/p" "$T/x/p.folded"
+same "--stats-json the input" "$RESTACK" convert --offline \
+	--stats-json "$T/x/in.data" "$T/x/in.data" -o "$T/o.folded"
+same "stats --stats-json the input" "$RESTACK" stats --offline \
+	--stats-json "$T/x/in.data" "$T/x/in.data"
+same "-o - appended to the input" bash -c 'exec "$RESTACK" convert \
+	--offline "$1" -o - >>"$1"' sh "$T/x/in.data"
+check "nothing converted into the inputs' directory" \
+	test ! -e "$T/x/in.folded" -a ! -e "$T/x/p.folded.folded"
+no_tmp "same file" "$T/x"
+
 # --- as nobody ----------------------------------------------------------
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
 	setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null
@@ -101,6 +144,7 @@ then
 		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 	}
 	mkdir "$T/n"
+	cp "$in" "$T/n/in.data"
 	mkfifo "$T/n/fifo"
 	chmod 755 "$T"
 	chown -R 65534:65534 "$T/n"
@@ -114,6 +158,10 @@ then
 	is "$?" 0 "nobody, FIFO: exit 0"
 	wait $reader
 	same_file "$T/ref.folded" "$T/n.got" "nobody, FIFO: the reader got the profile"
+	nobody "$RESTACK" convert --offline --to perf "$T/n/in.data" \
+		-o "$T/n/in.data" 2>"$T/n.err"
+	is "$?" 64 "nobody, -o the input: exit 64"
+	same_file "$in" "$T/n/in.data" "nobody, -o the input: the input is unchanged"
 	no_tmp "nobody" "$T/n"
 else
 	skip "as nobody" "needs root and setpriv"
