@@ -3,9 +3,12 @@
  */
 #include <errno.h>
 #include <malloc.h>
+#include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "common/sigclean.h"
 
 /*
  * The heap grows 16 MiB at a time rather than 128 KiB (glibc's default):
@@ -40,6 +43,42 @@ static void main_usage(FILE *f)
 	fprintf(f, "\n'restack <command> --help' describes a command's options.\n"
 		   "\nExit status: 0 ok; 1 output written but a --min-coverage gate failed;\n"
 		   "2 the input could not be read or converted; 64 bad usage.\n");
+}
+
+/*
+ * SIGINT, SIGTERM, SIGHUP: remove the temporary output and the extracted
+ * archive (common/sigclean.h), then die by the signal, as if unhandled.
+ * Runs on whichever thread the signal reached.
+ */
+static void main_on_signal(int sig)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t set;
+
+	sigclean_run();
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+/* Before any thread starts; a signal ignored by our parent stays so. */
+static void main_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = main_on_signal }, old;
+	int sig;
+
+	sigclean_signals(&sa.sa_mask);
+	for (sig = 1; sig < NSIG; sig++) {
+		if (sigismember(&sa.sa_mask, sig) != 1 ||
+		    sigaction(sig, NULL, &old) < 0 ||
+		    old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sig, &sa, NULL);
+	}
 }
 
 /*
@@ -90,5 +129,6 @@ int main(int argc, char **argv)
 #ifdef M_TOP_PAD
 	(void)mallopt(M_TOP_PAD, MAIN_HEAP_STEP);
 #endif
+	main_catch_signals();
 	return main_close_stdout(main_run(argc, argv));
 }

@@ -12,6 +12,7 @@
 #include "cmd/outfile.h"
 
 #include "cmd/cmd.h"
+#include "common/sigclean.h"
 
 /* Symbolic links followed before giving up (as the kernel's ELOOP). */
 #define OUTFILE_MAX_LINKS 40
@@ -78,6 +79,7 @@ int outfile_open(struct outfile *o, const char *path)
 
 	o->path = path;
 	o->target[0] = o->tmp[0] = '\0';
+	o->clean = 0;
 	if (!strcmp(path, "-")) {
 		o->fd = STDOUT_FILENO;
 		return 0;
@@ -108,7 +110,7 @@ int outfile_open(struct outfile *o, const char *path)
 		o->tmp[0] = '\0';
 		return -1;
 	}
-	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	o->fd = sigclean_mkstemp(o->tmp, &o->clean);
 	if (o->fd < 0) {
 		cmd_error("cannot create '%s': %s", o->tmp, strerror(errno));
 		o->tmp[0] = '\0';
@@ -146,6 +148,8 @@ int outfile_close(struct outfile *o, bool ok)
 	}
 	if (!ok)
 		unlink(o->tmp);
+	sigclean_del(o->clean);
+	o->clean = 0;
 	o->tmp[0] = '\0';
 	return ok ? 0 : -1;
 }

@@ -2,10 +2,11 @@
  * outfile.h - opening an output file without harming what is there.
  *
  * A regular file, or a name not taken yet, is written to a temporary in
- * the same directory (NAME.tmp.XXXXXX, made by mkstemp()) that replaces
- * it when complete; a symbolic link is followed, its target replaced so,
- * the link left as it is; a character or block device, FIFO or socket
- * is opened and written directly (no temporary, no rename).  Errors are
+ * the same directory (NAME.tmp.XXXXXX, made by mkstemp(), registered
+ * with common/sigclean.h so that a signal removes it) that replaces it
+ * when complete; a symbolic link is followed, its target replaced so, the
+ * link left as it is; a character or block device, FIFO or socket is
+ * opened and written directly (no temporary, no rename).  Errors are
  * printed.
  */
 #ifndef RESTACK_CMD_OUTFILE_H
@@ -19,6 +20,7 @@ struct outfile {
 	char target[PATH_MAX];  /* path, its last component's links followed */
 	char tmp[PATH_MAX];     /* the temporary, or "" when written directly */
 	int fd;                 /* -1 when closed */
+	int clean;              /* tmp's sigclean registration */
 };
 
 /*

@@ -35,6 +35,7 @@
 #include "common/base.h"
 #include "common/dynlib.h"
 #include "common/mem.h"
+#include "common/sigclean.h"
 #include "unwind/locate.h"
 
 /*
@@ -97,6 +98,7 @@ static int perfarchive_load_api(struct err *err)
 
 struct perfarchive {
 	char *dir;
+	int clean;   /* dir's registration for removal on a signal */
 };
 
 struct perfarchive_link {
@@ -599,7 +601,7 @@ struct perfarchive *perfarchive_open(const char *path,
 	}
 	snprintf(dir, sizeof(dir), "%s/restack-archive.XXXXXX",
 		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
+	if (!sigclean_mkdtemp(dir, &a->clean)) {
 		err_sys(err, errno, "temporary directory %s", dir);
 		goto out;
 	}
@@ -651,6 +653,7 @@ void perfarchive_close(struct perfarchive *a)
 	if (!a)
 		return;
 	locate_remove_tree(a->dir);
+	sigclean_del(a->clean);
 	free(a->dir);
 	free(a);
 }
