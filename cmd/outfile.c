@@ -85,24 +85,26 @@ int outfile_open(struct outfile *o, const char *path)
 		return 0;
 	}
 	o->fd = -1;
-	if (outfile_follow(path, o->target, sizeof(o->target)) < 0) {
-		cmd_error("cannot write '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	exists = stat(o->target, &st) == 0;
+	/* the kernel follows the links, /proc/self/fd/N's too */
+	exists = stat(path, &st) == 0;
 	if (exists && S_ISDIR(st.st_mode)) {
 		cmd_error("cannot write '%s': %s", path, strerror(EISDIR));
 		return -1;
 	}
 	if (exists && !S_ISREG(st.st_mode)) {
 		/* a device, FIFO or socket is written where it is */
-		o->fd = open(o->target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		o->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 		if (o->fd < 0) {
 			cmd_error("cannot open '%s': %s", path,
 				  strerror(errno));
 			return -1;
 		}
 		return 0;
+	}
+	/* a regular file is replaced in the directory it is in */
+	if (outfile_follow(path, o->target, sizeof(o->target)) < 0) {
+		cmd_error("cannot write '%s': %s", path, strerror(errno));
+		return -1;
 	}
 	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.tmp.XXXXXX",
 			     o->target) >= sizeof(o->tmp)) {

@@ -82,6 +82,12 @@ ln -s sub/../new.folded "$T/l/dangling.folded"
 rs "$in" -o "$T/l/dangling.folded"
 check "dangling symlink: still a symlink" test -L "$T/l/dangling.folded"
 same_file "$T/ref.folded" "$T/l/new.folded" "dangling symlink: its target is created"
+# a link to /proc/self/fd/1 (as /dev/stdout is): written through, on a pipe
+ln -s /proc/self/fd/1 "$T/l/stdout"
+rs "$in" --to folded -o "$T/l/stdout" | cat >"$T/l/stdout.got"
+is "${PIPESTATUS[0]}" 0 "link to /proc/self/fd/1: exit 0"
+same_file "$T/ref.folded" "$T/l/stdout.got" "link to /proc/self/fd/1: the pipe got the profile"
+check "link to /proc/self/fd/1: still a symlink" test -L "$T/l/stdout"
 no_tmp "symlinks" "$T/l"
 
 # --- the temporary's name cannot be guessed -----------------------------
