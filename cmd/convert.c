@@ -418,7 +418,9 @@ static int convert_pick_format(const char *to, const char *out,
 	size_t len = strlen(out), i, j;
 
 	*fmt = FMT_FOLDED;
-	if (!to && (!strcmp(out, "-") || !strchr(out, '.')))
+	/* a name without an extension (a dot in a directory's name aside) */
+	if (!to && (!strcmp(out, "-") ||
+		    !strchr(convert_basename(out), '.')))
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(convert_formats); i++) {
 		if (to) {

@@ -47,6 +47,12 @@ else
 	skip "char device" "mknod needs root"
 fi
 
+# a name without an extension is folded, whatever the directories' names
+mkdir "$T/dir.ext"
+rs "$in" -o "$T/dir.ext/plain"
+is "$?" 0 "no extension, a dot in a directory's name: exit 0"
+same_file "$T/ref.folded" "$T/dir.ext/plain" "no extension, a dot in a directory's name: folded"
+
 # --- FIFOs: the reader gets the profile ---------------------------------
 mkfifo "$T/fifo"
 timeout 60 cat "$T/fifo" >"$T/fifo.got" &
