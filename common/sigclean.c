@@ -19,8 +19,7 @@
  * buffer of each level (static: only one thread ever removes). */
 #define SIGCLEAN_DEPTH 64
 #define SIGCLEAN_DENTS 2048
-/* Listings of one directory before giving up on emptying it (entries a
- * thread still adds while the tree is removed). */
+/* Passes over a tree before giving up on removing it. */
 #define SIGCLEAN_PASSES 64
 
 struct sigclean_slot {
@@ -34,6 +33,7 @@ static atomic_flag sigclean_busy = ATOMIC_FLAG_INIT;
 static atomic_int sigclean_running;
 static atomic_int sigclean_owner;   /* pid that registered paths */
 static char sigclean_dents[SIGCLEAN_DEPTH][SIGCLEAN_DENTS];
+static unsigned long sigclean_removed;  /* entries, by the one remover */
 
 void sigclean_signals(sigset_t *set)
 {
@@ -145,43 +145,61 @@ void sigclean_del(int id)
  * Removes name (relative to the directory parent) and, when it is a
  * directory, everything below it, depth levels down from the registered
  * path.  Only async-signal-safe calls; symbolic links are removed, never
- * followed.
+ * followed.  Returns whether name is gone; counts what it removed.
  */
-static void sigclean_remove_at(int parent, const char *name, unsigned depth)
+static bool sigclean_remove_at(int parent, const char *name, unsigned depth)
 {
 	char *buf = sigclean_dents[depth];
-	int fd, pass;
 	ssize_t n, off;
+	int fd;
 
-	if (unlinkat(parent, name, 0) == 0 || errno != EISDIR)
-		return;
+	if (unlinkat(parent, name, 0) == 0) {
+		sigclean_removed++;
+		return true;
+	}
+	if (errno != EISDIR)
+		return errno == ENOENT;
 	fd = openat(parent, name,
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return;
-	for (pass = 0; pass < SIGCLEAN_PASSES; pass++) {
-		if (lseek(fd, 0, SEEK_SET) < 0)
-			break;
-		while ((n = getdents64(fd, buf, SIGCLEAN_DENTS)) > 0) {
-			for (off = 0; off < n;) {
-				struct dirent64 *d = (void *)(buf + off);
+		return errno == ENOENT;
+	while ((n = getdents64(fd, buf, SIGCLEAN_DENTS)) > 0) {
+		for (off = 0; off < n;) {
+			struct dirent64 *d = (void *)(buf + off);
 
-				off += d->d_reclen;
-				if (!strcmp(d->d_name, ".") ||
-				    !strcmp(d->d_name, ".."))
-					continue;
-				if (depth + 1 < SIGCLEAN_DEPTH)
-					sigclean_remove_at(fd, d->d_name,
-							   depth + 1);
-				else
-					unlinkat(fd, d->d_name, 0);
-			}
+			off += d->d_reclen;
+			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+				continue;
+			if (depth + 1 < SIGCLEAN_DEPTH)
+				sigclean_remove_at(fd, d->d_name, depth + 1);
+			else if (unlinkat(fd, d->d_name, 0) == 0)
+				sigclean_removed++;
 		}
-		if (unlinkat(parent, name, AT_REMOVEDIR) == 0 ||
-		    (errno != ENOTEMPTY && errno != EEXIST))
-			break;
 	}
 	close(fd);
+	if (unlinkat(parent, name, AT_REMOVEDIR) == 0) {
+		sigclean_removed++;
+		return true;
+	}
+	return errno == ENOENT;
+}
+
+/*
+ * Removes the tree at path: again while a pass removes something but
+ * leaves the tree (entries a listing missed, or that a thread still
+ * extracting added meanwhile).
+ */
+static void sigclean_remove_tree(const char *path)
+{
+	unsigned long before;
+	int pass;
+
+	for (pass = 0; pass < SIGCLEAN_PASSES; pass++) {
+		before = sigclean_removed;
+		if (sigclean_remove_at(AT_FDCWD, path, 0) ||
+		    sigclean_removed == before)
+			break;
+	}
 }
 
 void sigclean_run(void)
@@ -202,7 +220,7 @@ void sigclean_run(void)
 		if (!sigclean_slots[i].used)
 			continue;
 		if (sigclean_slots[i].tree)
-			sigclean_remove_at(AT_FDCWD, sigclean_slots[i].path, 0);
+			sigclean_remove_tree(sigclean_slots[i].path);
 		else
 			unlink(sigclean_slots[i].path);
 	}
