@@ -96,6 +96,15 @@ same_file "$T/ref.folded" "$T/l/stdout.got" "link to /proc/self/fd/1: the pipe g
 check "link to /proc/self/fd/1: still a symlink" test -L "$T/l/stdout"
 no_tmp "symlinks" "$T/l"
 
+# --- a replaced file keeps its permissions; a new one is 0644 less umask
+mkdir "$T/m"
+echo old >"$T/m/private.folded"
+chmod 600 "$T/m/private.folded"
+rs "$in" -o "$T/m/private.folded"
+is "$(stat -c %a "$T/m/private.folded")" 600 "a replaced file keeps its mode"
+(umask 027 && rs "$in" -o "$T/m/new.folded")
+is "$(stat -c %a "$T/m/new.folded")" 640 "a new file: 0644 less the umask"
+
 # --- the temporary's name cannot be guessed -----------------------------
 # restack keeps the shell's pid through exec: a link planted at the old
 # OUT.tmp.PID name must not be followed (it would overwrite the victim)
