@@ -107,17 +107,15 @@ if [ -s "$T/big.pipe" ]; then
 		done
 		left=$(compgen -G "$T/tmp/restack-archive.*" | wc -l)
 		left=$left$(compgen -G "$T/out/out.folded.tmp.*" | wc -l)
-		if [ -n "$worker" ]; then
-			kill -s "$sig" "$worker"
-		else
-			kill $pid
-		fi
+		# (a thread that ended meanwhile: the process takes it)
+		kill -s "$sig" "${worker:-$pid}" 2>/dev/null ||
+			kill -s "$sig" $pid
 		wait $pid
 		is "$?" $((128 + $(kill -l "$sig"))) "$name: died by the signal"
 		is "$left" 11 "$name: the extraction and the temporary existed"
 		debris "$name"
+		exec 3>&-   # the feeder's next write fails, if it had one
 		wait $feeder
-		exec 3>&-
 		rm -f "$T/feed"
 	done
 else
