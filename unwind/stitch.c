@@ -28,6 +28,14 @@
  * that depend on more than the depth (st_pc_varies()).
  */
 #define ST_VARIES_PCT 5
+/*
+ * One sample that showed a caller, and the frame not seen popped since,
+ * tells the caller of a sample this many samples away, or of one the
+ * frame outlived by this many: a frame can be popped and called again at
+ * the same depth unseen between a few samples (CPython's start-up code
+ * did it between two), less likely so one that lives on.
+ */
+#define ST_LIVE_GAP 16
 #define ST_HIST_MAX 8192
 #define ST_CHAIN_MAX 65536
 /* What a node costs: the node and its share of the hash tables. */
@@ -47,6 +55,7 @@ struct st_link {
 	uint32_t count;         /* samples that showed it */
 	uint32_t first, last;   /* the first and last of them */
 	uint32_t act_start;     /* the last one's first sample */
+	uint32_t act_first;     /* ... and first sample that showed it */
 	uint32_t act_seen;      /* ... and last sample with the frame */
 	uint32_t act_count;     /* samples that showed it in that one */
 };
@@ -440,6 +449,7 @@ static bool st_link_add(struct stitcher *st, struct st_node *n,
 				l->count++;
 			if (l->act_start != n->act_start) {
 				l->act_start = n->act_start;
+				l->act_first = seq;
 				l->act_count = 0;
 			}
 			l->act_count++;
@@ -461,6 +471,7 @@ static bool st_link_add(struct stitcher *st, struct st_node *n,
 	l->count = 1;
 	l->first = l->last = l->act_seen = seq;
 	l->act_start = n->act_start;
+	l->act_first = seq;
 	l->act_count = 1;
 	return true;
 }
@@ -615,16 +626,36 @@ static uint32_t st_link_others(const struct st_thread *t,
  * was last seen in (between its first and last samples with the frame)
  * and a sample other than seq showed l there, or at came after that
  * activation's last sample and no sample since showed the frame popped.
+ * Returns 2 when at (not seq) showed l, or other samples showed l there
+ * before and after seq (a pop and a call again between samples would have
+ * had to bring the same caller back), 1 when at least two others showed it on one side only or
+ * one did at least ST_LIVE_GAP samples before at, 0 when that is all
+ * there is, -1 when at is in another activation (or unknown: at 0).
  */
-static bool st_link_live(const struct st_thread *t, uint32_t seq,
-			 uint32_t at, const struct st_node *n,
-			 const struct st_link *l)
+static int st_link_live(const struct st_thread *t, uint32_t seq,
+			uint32_t at, const struct st_node *n,
+			const struct st_link *l)
 {
-	if (!at || (seq == l->last && l->act_count == 1))
-		return false;   /* unknown, or only seq showed it there */
+	bool in = false;
+
+	if (!at)
+		return -1;
 	if (l->act_start <= at && at <= l->act_seen)
-		return true;
-	return at > l->act_seen && !st_popped_after(t, n->sp, l->act_seen);
+		in = true;
+	else if (at > l->act_seen)
+		in = !st_popped_after(t, n->sp, l->act_seen);
+	if (!in)
+		return -1;
+	/* the sample that put n's frame in seq's stack showed its caller */
+	if (at != seq && (at == l->last || at == l->act_first))
+		return 2;
+	if (l->act_first < seq && seq < l->last)
+		return 2;   /* other samples showed it before and after */
+	if (l->act_count - (seq == l->last || seq == l->act_first) >= 2)
+		return 1;
+	return (seq > l->last && seq - l->last >= ST_LIVE_GAP) ||
+	       (seq < l->act_first && l->act_first - seq >= ST_LIVE_GAP) ||
+	       (l->act_seen > seq && l->act_seen - seq >= ST_LIVE_GAP);
 }
 
 /* What st_caller() found. */
@@ -642,17 +673,22 @@ enum st_answer {
  * of the frame (ST_LIVE), or (not strict) seen in other activations of a
  * frame whose return address does not show callers that vary with more
  * than the depth (ST_RECURRING: recursion and loops re-create the same
- * frames with the same callers).  Returns the link, or NULL.
+ * frames with the same callers).  Where the frame is one activation
+ * seen at another call site (joined: its caller's frame is where the cut
+ * walk's CFA says), one sample that showed the caller in it will do.
+ * Returns the link, or NULL.
  */
 static const struct st_link *st_caller(const struct stitcher *st,
 				       const struct st_thread *t,
 				       const struct stitch_walk *w,
 				       uint32_t seq, uint32_t at,
-				       const struct st_node *n,
+				       const struct st_node *n, bool joined,
 				       enum st_answer *ans)
 {
 	const struct st_link *one = NULL;
+	bool varies, strict;
 	unsigned i;
+	int live;
 
 	*ans = ST_AMBIGUOUS;
 	if (n->more_links)
@@ -664,14 +700,27 @@ static const struct st_link *st_caller(const struct stitcher *st,
 			return NULL;
 		one = &n->link[i];
 	}
-	*ans = one ? ST_LIVE : ST_NO_CALLER;
-	if (!one || st_link_live(t, seq, at, n, one))
-		return one;
-	*ans = ST_POPPED;
-	if (st->opts.refuse_stale || w->live_only)
+	*ans = ST_NO_CALLER;
+	if (!one)
 		return NULL;
-	*ans = st_pc_varies(t, n->pc) ? ST_AMBIGUOUS : ST_RECURRING;
-	return *ans == ST_RECURRING ? one : NULL;
+	/*
+	 * Where frames of this return address have several callers, a
+	 * pop and a call from elsewhere may come between two samples: only
+	 * a caller seen on both sides of the sample is certain there.
+	 */
+	live = st_link_live(t, seq, at, n, one);
+	varies = live < 2 && st_pc_varies(t, n->pc);
+	strict = st->opts.refuse_stale || w->live_only;
+	if (live == 2 || (live >= !joined && !varies)) {
+		*ans = ST_LIVE;
+		return one;
+	}
+	if (live < 0 && !strict && !varies) {
+		*ans = ST_RECURRING;
+		return one;
+	}
+	*ans = live < 0 && strict ? ST_POPPED : ST_AMBIGUOUS;
+	return NULL;
 }
 
 /* Whether some sample other than seq showed n's caller to be (pc, sp). */
@@ -721,7 +770,7 @@ static struct st_node *st_same_activation(struct stitcher *st,
 	    !st->opts.same_function(st->opts.ctx, n->mod, n->rel, outer->mod,
 				    outer->rel))
 		return NULL;
-	l = st_caller(st, t, w, seq, seq, n, ans);
+	l = st_caller(st, t, w, seq, seq, n, true, ans);
 	if (!l || l->slot == ST_ROOT || l->sp != cfa)
 		return NULL;
 	return n;
@@ -763,17 +812,17 @@ unsigned stitcher_complete(struct stitcher *st, uint64_t thread, uint32_t seq,
 			return 0;
 	}
 	p = outer;
-	l = st_caller(st, t, w, seq, seq, outer, &ans);
+	l = st_caller(st, t, w, seq, seq, outer, false, &ans);
 	if (ans == ST_NO_CALLER) {
 		p = st_same_activation(st, t, w, outer, seq, &ans);
 		if (p) {
 			res->joined = true;
-			l = st_caller(st, t, w, seq, seq, p, &ans);
+			l = st_caller(st, t, w, seq, seq, p, true, &ans);
 		}
 	}
 	last_sp = f[nr - 1].sp;
 	for (; l && n_out < max && n_out < ST_CHAIN_MAX;
-	     p = n, l = st_caller(st, t, w, seq, at, n, &ans)) {
+	     p = n, l = st_caller(st, t, w, seq, at, n, false, &ans)) {
 		/*
 		 * The caller's frame was in the sample that showed the link
 		 * in seq's activation; after a caller from other activations

@@ -70,17 +70,17 @@ static void test_join(void)
 
 	CHECK(st != NULL, "a stitcher");
 	observe(st, 1, 1, full, 4, END_ROOT);
-	observe(st, 1, 2, cut, 3, END_WINDOW);
-	n = complete(st, 1, 2, cut, 3, 0, out, &res);
+	observe(st, 1, 20, cut, 3, END_WINDOW);
+	n = complete(st, 1, 20, cut, 3, 0, out, &res);
 	CHECK(n == 1 && out[0].pc == 0x40 && out[0].sp == 0x400 &&
 		      res.rooted && !res.joined && res.nr == 1,
 	      "a cut walk gets the outer frame another sample saw");
 	/* The two outermost frames must be linked as the walk saw them:
 	 * (0x21, 0x200) was never seen calling from there. */
-	n = complete(st, 1, 3, other, 3, 0, out, &res);
+	n = complete(st, 1, 21, other, 3, 0, out, &res);
 	CHECK_EQ_U64(n, 0, "a walk whose two outer frames are unknown "
 			   "together is left alone");
-	CHECK_EQ_U64(complete(st, 2, 2, cut, 3, 0, out, &res), 0,
+	CHECK_EQ_U64(complete(st, 2, 20, cut, 3, 0, out, &res), 0,
 		     "another thread's cache is not used");
 	stitcher_free(st);
 }
@@ -97,27 +97,27 @@ static void test_self(void)
 	observe(st, 7, 12, root, 2, END_ROOT);
 	CHECK_EQ_U64(complete(st, 7, 10, walk, 3, 0, out, &res), 0,
 		     "a link only the sample itself made does not count");
-	CHECK_EQ_U64(complete(st, 7, 13, walk, 3, 0, out, &res), 1,
+	CHECK_EQ_U64(complete(st, 7, 30, walk, 3, 0, out, &res), 1,
 		     "the same link counts for a sample not learnt yet");
 	CHECK(res.rooted && out[0].pc == 4, "... and reaches the root");
 	stitcher_free(st);
 
 	/* A learnt sample's own walk is not evidence for it, first or not. */
 	st = stitcher_new(NULL);
-	observe(st, 7, 9, root, 2, END_ROOT);
-	observe(st, 7, 10, walk, 3, END_WINDOW);
-	observe(st, 7, 11, walk, 3, END_WINDOW);
-	observe(st, 7, 12, walk, 3, END_WINDOW);
-	CHECK_EQ_U64(complete(st, 7, 11, walk, 3, 0, out, &res), 1,
+	observe(st, 7, 1, root, 2, END_ROOT);
+	observe(st, 7, 20, walk, 3, END_WINDOW);
+	observe(st, 7, 21, walk, 3, END_WINDOW);
+	observe(st, 7, 22, walk, 3, END_WINDOW);
+	CHECK_EQ_U64(complete(st, 7, 21, walk, 3, 0, out, &res), 1,
 		     "two other samples showed the walk's links");
 	stitcher_free(st);
 	st = stitcher_new(NULL);
-	observe(st, 7, 9, root, 2, END_ROOT);
-	observe(st, 7, 10, walk, 3, END_WINDOW);
-	observe(st, 7, 11, walk, 3, END_WINDOW);
-	CHECK_EQ_U64(complete(st, 7, 11, walk, 3, 0, out, &res), 1,
+	observe(st, 7, 1, root, 2, END_ROOT);
+	observe(st, 7, 20, walk, 3, END_WINDOW);
+	observe(st, 7, 21, walk, 3, END_WINDOW);
+	CHECK_EQ_U64(complete(st, 7, 21, walk, 3, 0, out, &res), 1,
 		     "one other sample showed them");
-	CHECK_EQ_U64(complete(st, 7, 10, walk, 3, 0, out, &res), 1,
+	CHECK_EQ_U64(complete(st, 7, 20, walk, 3, 0, out, &res), 1,
 		     "... also for the first one");
 	stitcher_free(st);
 }
@@ -182,7 +182,7 @@ static void test_activation(void)
 		     "without a function test, call sites are not joined");
 	stitcher_free(plain);
 
-	observe(st, 1, 20, full, 3, END_ROOT);
+	observe(st, 1, 19, full, 3, END_ROOT);
 	observe(st, 1, 21, cut, 3, END_WINDOW);
 	observe(st, 1, 22, cut, 3, END_WINDOW);
 	observe(st, 1, 23, cut_other_fn, 3, END_WINDOW);
@@ -224,6 +224,7 @@ static void test_ambiguous(void)
 	CHECK(n == 3 && res.rooted && !res.ambiguous && out[2].pc == 0xf0,
 	      "one caller ever seen: the stack is completed (%u)", n);
 	observe(st, 1, 4, via_b, 6, END_ROOT);
+	observe(st, 1, 5, via_a, 6, END_ROOT);
 	n = complete(st, 1, 3, cut_r, 3, 0, out, &res);
 	CHECK(n == 1 && !res.rooted && res.ambiguous && out[0].pc == 0x20 &&
 		      out[0].sp == 0x300,
@@ -232,7 +233,7 @@ static void test_ambiguous(void)
 	CHECK(n == 3 && res.rooted && out[1].pc == 0xa0,
 	      "a caller only the sample itself showed is no ambiguity (%u)",
 	      n);
-	n = complete(st, 1, 1, cut_r, 3, 0, out, &res);
+	n = complete(st, 1, 2, cut_r, 3, 0, out, &res);
 	CHECK(n == 1 && res.ambiguous,
 	      "... but another sample's caller still is (%u)", n);
 	stitcher_free(st);
@@ -242,9 +243,9 @@ static void test_ambiguous(void)
 static void test_root_or_caller(void)
 {
 	static const uint64_t rooted[] = { 0x10, 0x80, 0x20, 0x100,
-					   0x20, 0x200 };
+					   0x25, 0x200 };
 	static const uint64_t deeper[] = { 0x10, 0x80, 0x20, 0x100,
-					   0x20, 0x200, 0x30, 0x300 };
+					   0x25, 0x200, 0x30, 0x300 };
 	struct stitcher *st = stitcher_new(NULL);
 	struct stitch_frame out[16];
 	struct stitch_result res;
@@ -330,14 +331,22 @@ static void test_activations(void)
 	observe(st, 1, 1, full, 4, END_ROOT);
 	observe(st, 1, 2, cut, 2, END_WINDOW);
 	n = complete(st, 1, 2, cut, 2, 0, out, &res);
+	CHECK(n == 0 && !res.rooted,
+	      "one sample that showed the caller just before is too little "
+	      "(%u)", n);
+	observe(st, 1, 20, cut, 2, END_WINDOW);
+	n = complete(st, 1, 2, cut, 2, 0, out, &res);
+	CHECK(n == 2 && res.rooted,
+	      "... unless the frame lived on, unpopped (%u)", n);
+	n = complete(st, 1, 20, cut, 2, 0, out, &res);
 	CHECK(n == 2 && res.rooted,
 	      "strict: the caller seen in the same activation (%u)", n);
-	observe(st, 1, 3, up, 2, END_ROOT);   /* pops 0x100 and 0x200 */
-	observe(st, 1, 4, cut, 2, END_WINDOW);
-	n = complete(st, 1, 4, cut, 2, 0, out, &res);
+	observe(st, 1, 21, up, 2, END_ROOT);   /* pops 0x100 and 0x200 */
+	observe(st, 1, 22, cut, 2, END_WINDOW);
+	n = complete(st, 1, 22, cut, 2, 0, out, &res);
 	CHECK(n == 0 && res.refused,
 	      "strict: not the caller of an activation since popped (%u)", n);
-	CHECK(complete(st, 1, 2, cut, 2, 0, out, &res) == 2 && res.rooted,
+	CHECK(complete(st, 1, 20, cut, 2, 0, out, &res) == 2 && res.rooted,
 	      "... which was the caller of the earlier sample's activation");
 	stitcher_free(st);
 
