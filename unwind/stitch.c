@@ -35,7 +35,7 @@
  * the same depth unseen between a few samples (CPython's start-up code
  * did it between two), less likely so one that lives on.
  */
-#define ST_LIVE_GAP 16
+#define ST_LIVE_GAP 8
 #define ST_HIST_MAX 8192
 #define ST_CHAIN_MAX 65536
 /* What a node costs: the node and its share of the hash tables. */
