@@ -8,17 +8,21 @@
 
 command -v python3 >/dev/null || skip_all "python3 is needed"
 env --default-signal true 2>/dev/null || skip_all "env --default-signal"
-in=$TESTDATA/perf/file-dwarf.data
+# A pipe-mode capture on standard input: no build-id list is known when
+# the archive is extracted, so every build-id's files are taken (of a
+# file's list, only its build-ids' would be, and fast).
+in=$TESTDATA/perf/pipe-g.data
 mkdir "$T/tmp" "$T/out"
 export TMPDIR=$T/tmp
 
-# an archive of N empty files in 100 directories, extracted for seconds
+# an archive of N empty files in perf's build-id layout (PATH/BUILD-ID/elf)
+# in 100 directories, extracted for seconds
 big_archive() {
 	python3 - "$1" "$2" <<'PY'
 import io, sys, tarfile
 with tarfile.open(sys.argv[1], 'w:gz') as t:
     for i in range(int(sys.argv[2])):
-        e = tarfile.TarInfo('d%02d/f%06d' % (i % 100, i))
+        e = tarfile.TarInfo('d%02d/%040x/elf' % (i % 100, i))
         t.addfile(e, io.BytesIO(b''))
 PY
 }
@@ -47,8 +51,8 @@ for sig in TERM INT HUP; do
 	for j in 1 2; do
 		name="SIG$sig during extraction, -j$j"
 		env --default-signal "$RESTACK" convert -j$j --offline \
-			--archive "$T/big.tar.gz" "$in" -o "$T/out/out.folded" \
-			2>"$T/err" &
+			--archive "$T/big.tar.gz" - -o "$T/out/out.folded" \
+			<"$in" 2>"$T/err" &
 		pid=$!
 		if wait_for "$T/tmp/restack-archive.*/d*"; then
 			tmps=$(compgen -G "$T/out/out.folded.tmp.*" | wc -l)
@@ -67,8 +71,8 @@ done
 
 # --- a signal ignored by the parent stays ignored --------------------------
 # (bash starts background commands with SIGINT ignored)
-"$RESTACK" convert --offline --archive "$T/big.tar.gz" "$in" \
-	-o "$T/out/out.folded" 2>"$T/err" &
+"$RESTACK" convert --offline --archive "$T/big.tar.gz" - \
+	-o "$T/out/out.folded" <"$in" 2>"$T/err" &
 pid=$!
 wait_for "$T/tmp/restack-archive.*/d*" && kill -s INT $pid
 wait $pid
