@@ -88,6 +88,7 @@ void resolve_release(struct resolve *r)
 	else if (r->mc)
 		modcache_end_input(r->mc);
 	hashmap_release(&r->lives);
+	hashmap_release(&r->tseqs);
 	free(r->frames);
 	free(r->sf);
 	free(r->sf2);
@@ -102,6 +103,7 @@ void resolve_begin_pass(struct resolve *r, enum resolve_pass pass)
 		aspace_init(&r->as, r->mc);
 		hashmap_release(&r->lives);
 	}
+	hashmap_release(&r->tseqs);
 	r->seq = 0;
 	r->next_deferred = 0;
 	r->pass = pass;
@@ -133,6 +135,22 @@ static int resolve_end_life(struct resolve *r, int32_t tid)
 	hashmap_get(&r->lives, (uint64_t)(uint32_t)tid, &v);
 	return hashmap_put(&r->lives, (uint64_t)(uint32_t)tid,
 			   (void *)((uintptr_t)v + 1));
+}
+
+/*
+ * Numbers the sample in its thread's life (r->tseq): a thread's samples
+ * come in the same order in every pass and to whichever worker has the
+ * thread, so its root cache sees the same numbers for every -j (the
+ * worker's own count, r->seq, skips the other workers' samples).
+ */
+static int resolve_count_thread(struct resolve *r, int32_t tid)
+{
+	uint64_t key = resolve_thread_key(r, tid);
+	void *v = NULL;
+
+	hashmap_get(&r->tseqs, key, &v);
+	r->tseq = (uint32_t)(uintptr_t)v + 1;
+	return hashmap_put(&r->tseqs, key, (void *)(uintptr_t)r->tseq);
 }
 
 static int resolve_push(struct resolve *r, uint32_t *nr, uint64_t pc,
@@ -365,7 +383,7 @@ static void resolve_validate(struct resolve *r, uint64_t key,
 	w.self = r->sf;
 	w.nr_self = nr;
 	w.self_rooted = true;
-	n = stitcher_complete(r->st, key, r->seq, &w, r->sf2 + ur.nr,
+	n = stitcher_complete(r->st, key, r->tseq, &w, r->sf2 + ur.nr,
 			      r->uw.opts.max_frames * 2 - ur.nr, &res);
 	total = ur.nr + n;
 	part = total <= nr;
@@ -446,7 +464,7 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 	unwind_sample(&r->uw, maps, s, &ur);
 	resolve_copy_frames(&ur, r->sf);
 	if (r->pass == RESOLVE_PRESCAN)
-		return r->st ? stitcher_observe(r->st, key, r->seq, r->sf,
+		return r->st ? stitcher_observe(r->st, key, r->tseq, r->sf,
 						ur.nr, ur.end) :
 			       0;
 	if (ur.end == END_WINDOW && r->st) {
@@ -463,14 +481,14 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 			*deferred = true;
 			if (resolve_defer(r) < 0)
 				return -1;
-			return stitcher_observe(r->st, key, r->seq, r->sf,
+			return stitcher_observe(r->st, key, r->tseq, r->sf,
 						ur.nr, ur.end);
 		}
 		w.f = r->sf;
 		w.nr = ur.nr;
 		w.outer_cfa = ur.end_cfa;
 		w.live_only = r->pass == RESOLVE_SINGLE;
-		n = stitcher_complete(r->st, key, r->seq, &w, r->sf + ur.nr,
+		n = stitcher_complete(r->st, key, r->tseq, &w, r->sf + ur.nr,
 				      r->uw.opts.max_frames * 2 - ur.nr, &res);
 	}
 	out->end = ur.end;
@@ -513,7 +531,7 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 		return 0;
 	if (r->opts.validate_stitch && ur.end == END_ROOT)
 		resolve_validate(r, key, maps, s, ur.nr);
-	return stitcher_observe(r->st, key, r->seq, r->sf, ur.nr, ur.end);
+	return stitcher_observe(r->st, key, r->tseq, r->sf, ur.nr, ur.end);
 }
 
 static int resolve_sample(struct resolve *r, const struct event *ev,
@@ -527,6 +545,8 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 	int n;
 
 	r->seq++;
+	if (resolve_count_thread(r, ev->tid) < 0)
+		return -1;
 	if (r->pass == RESOLVE_RETRY) {
 		if (r->next_deferred >= r->nr_deferred ||
 		    r->deferred[r->next_deferred] != r->seq)

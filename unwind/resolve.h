@@ -99,6 +99,11 @@ struct resolve {
 	struct stitcher *st;     /* NULL when stitching is off */
 	struct jit_index jit;
 	struct hashmap lives;    /* tid -> number of ended lives (stitch key) */
+	struct hashmap tseqs;    /* stitch key -> samples of that thread life
+				  * so far in this pass */
+	uint32_t tseq;           /* the current sample's number in its thread
+				  * life: the root caches' sample number, the
+				  * same in every pass and for every -j */
 	uint32_t seq;            /* samples so far in this pass */
 	enum resolve_pass pass;
 	uint32_t *deferred;      /* RESOLVE_FIRST: seqs left for the retry */
