@@ -343,6 +343,7 @@ static void resolve_copy_frames(const struct unwind_result *ur,
 		sf[i].map_path = ur->frames[i].map_path;
 		sf[i].addr = ur->frames[i].addr;
 		sf[i].rel = ur->frames[i].rel;
+		sf[i].jit = !sf[i].mod || sf[i].mod->is_jit;
 	}
 }
 

@@ -74,6 +74,7 @@ struct st_node {
 	uint8_t nr_links;       /* distinct callers kept */
 	bool more_links;        /* ... and there were others */
 	bool used;
+	bool jit;               /* stitch_frame.jit */
 };
 
 struct st_hist {
@@ -558,6 +559,7 @@ int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
 		n->map_path = f[i].map_path;
 		n->addr = f[i].addr;
 		n->rel = f[i].rel;
+		n->jit = f[i].jit;
 		had = n->nr_links;
 		if (i == nr - 1 && end == END_ROOT)
 			st_link_add(st, n, NULL, 0, seq);
@@ -673,7 +675,8 @@ enum st_answer {
  * of the frame (ST_LIVE), or (not strict) seen in other activations of a
  * frame whose return address does not show callers that vary with more
  * than the depth (ST_RECURRING: recursion and loops re-create the same
- * frames with the same callers).  Where the frame is one activation
+ * frames with the same callers), neither it nor its caller in JIT code
+ * (the code at an address changes as functions are compiled again).  Where the frame is one activation
  * seen at another call site (joined: its caller's frame is where the cut
  * walk's CFA says), one sample that showed the caller in it will do.
  * Returns the link, or NULL.
@@ -715,7 +718,8 @@ static const struct st_link *st_caller(const struct stitcher *st,
 		*ans = ST_LIVE;
 		return one;
 	}
-	if (live < 0 && !strict && !varies) {
+	if (live < 0 && !strict && !varies && !n->jit &&
+	    !(st_link_node(t, one) && st_link_node(t, one)->jit)) {
 		*ans = ST_RECURRING;
 		return one;
 	}

@@ -63,6 +63,8 @@ struct stitch_frame {
 	struct module *mod;         /* where pc is, for naming stitched frames */
 	const char *map_path;
 	uint64_t rel;
+	bool jit;                   /* code that can change under the same
+				     * address: JIT code, no file behind it */
 };
 
 struct stitch_counters {

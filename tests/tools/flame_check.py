@@ -111,7 +111,9 @@ def kinds(annotated, dom):
             for sfx in ("_[fp]", "_[scan]", "_[stub]"):
                 if f.endswith(sfx):
                     f = f[: -len(sfx)]
-            if f.startswith("[truncated:") or f.startswith("[unknown"):
+            # markers, and frames without a symbol ("[unknown]", a
+            # module's name in brackets): drawn in the unknown palette
+            if f.startswith("[") and f.endswith("]"):
                 continue
             seen.setdefault(f, set()).add(kind)
     text = open(dom, encoding="utf-8", errors="replace").read()
