@@ -510,7 +510,7 @@ int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
 {
 	struct st_thread *t;
 	struct st_node *n, *p = NULL;
-	uint32_t p_slot = ST_NONE;
+	uint32_t p_slot = ST_NONE, prev;
 	unsigned i, had;
 
 	if (!nr)
@@ -521,6 +521,7 @@ int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
 	/* A later pass over the same samples teaches nothing new. */
 	if (seq <= t->last_seq)
 		return 0;
+	prev = t->last_seq;
 	t->last_seq = seq;
 	if (st_hist_push(t, seq, f[0].sp) < 0 ||
 	    mem_grow(&t->last, &t->alloc_last, sizeof(*t->last), nr) < 0)
@@ -550,8 +551,9 @@ int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
 		t->last[depth] = (uint32_t)(n - t->nodes);
 		n->tick = ++st->tick;
 		/* samples come in order here: popped since its last sample
-		 * (or new), the frame is a new activation */
-		if (!n->seen || st_stale(t, n))
+		 * (or new), the frame is a new activation; none can have
+		 * popped it when that was the thread's previous sample */
+		if (!n->seen || (n->seen != prev && st_stale(t, n)))
 			n->act_start = seq;
 		n->seen = seq;
 		st_link_seen(n, seq);
