@@ -51,6 +51,10 @@ CMD_SRC = cmd/main.c cmd/info.c cmd/dump.c cmd/util.c cmd/run.c cmd/run_shard.c 
 LIB_SRC = $(COMMON_SRC) $(FORMATS_SRC) $(UNWIND_SRC)
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
 CMD_OBJ = $(CMD_SRC:%.c=$(BUILD)/%.o)
+# The fuzz targets and their replays link the commands, not main().
+FUZZ_CMD_SRC = $(filter-out cmd/main.c,$(CMD_SRC))
+FUZZ_CMD_OBJ = $(FUZZ_CMD_SRC:%.c=$(BUILD)/%.o)
+FUZZ_DEFS = -DRESTACK_TESTDATA='"$(CURDIR)/testdata"'
 
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -98,10 +102,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) tests/harness.h config.mak
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJ) $(LIBS)
 
-$(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(LIB_OBJ) config.mak
+$(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(LIB_OBJ) $(FUZZ_CMD_OBJ) config.mak
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< tests/fuzz/replay.c $(LIB_OBJ) $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(FUZZ_DEFS) $(ALL_LDFLAGS) -o $@ $< tests/fuzz/replay.c \
+		$(LIB_OBJ) $(FUZZ_CMD_OBJ) $(LIBS)
 
 # The sysprof output validator, linked against Debian's libsysprof-capture
 # (libsysprof-4-dev), for the tests only; tests/cli/sysprof.sh skips its
@@ -154,9 +159,9 @@ fuzz: config.mak
 	@mkdir -p $(BUILD)/fuzz
 	$(Q)for f in $(FUZZ_SRC); do \
 		n=$$(basename $$f .c); \
-		$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -I. -I$(BUILD) -g -O1 \
+		$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -I. -I$(BUILD) -g -O1 $(FUZZ_DEFS) \
 			-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(DEP_CFLAGS) \
-			-o $(BUILD)/fuzz/$$n $$f $(LIB_SRC) $(LIBS) || exit 1; \
+			-o $(BUILD)/fuzz/$$n $$f $(LIB_SRC) $(FUZZ_CMD_SRC) $(LIBS) || exit 1; \
 		echo "  built $(BUILD)/fuzz/$$n"; \
 	done
 
