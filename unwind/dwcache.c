@@ -19,6 +19,7 @@
 #include "common/base.h"
 #include "common/hashmap.h"
 #include "common/mem.h"
+#include "common/sigclean.h"
 #include "unwind/dwcache.h"
 #include "unwind/module.h"
 
@@ -254,6 +255,7 @@ bool dwcache_create(struct dwcache_file *f, const char *name)
 
 	f->fd = -1;
 	f->ok = false;
+	f->clean_id = 0;
 	if (!dir || !dwcache_path(name, f->path, sizeof(f->path)))
 		return false;
 	n = snprintf(f->tmp, sizeof(f->tmp), "%s/.tmp-XXXXXX", dir);
@@ -261,7 +263,12 @@ bool dwcache_create(struct dwcache_file *f, const char *name)
 		dwcache_count(&dwcache_counts.failed);
 		return false;
 	}
-	f->fd = mkstemp(f->tmp);
+	f->fd = sigclean_mkstemp(f->tmp, &f->clean_id);
+	if (f->fd < 0 && errno == ENOSPC) {
+		/* every slot taken (many workers storing at once) */
+		f->clean_id = 0;
+		f->fd = mkostemp(f->tmp, O_CLOEXEC);
+	}
 	if (f->fd < 0) {
 		dwcache_count(&dwcache_counts.failed);
 		return false;
@@ -283,11 +290,13 @@ void dwcache_finish(struct dwcache_file *f)
 	f->ok = close(f->fd) == 0 && f->ok;
 	f->fd = -1;
 	if (f->ok && rename(f->tmp, f->path) == 0) {
+		sigclean_del(f->clean_id);
 		dwcache_count(&dwcache_counts.stored);
 		return;
 	}
 	f->ok = false;
 	unlink(f->tmp);
+	sigclean_del(f->clean_id);
 	dwcache_count(&dwcache_counts.failed);
 }
 

@@ -74,11 +74,14 @@ void dwcache_store(const struct dwcache_key *key, const uint8_t *image,
  * into place if every step worked (else removes it); a failure anywhere
  * counts as a failed store.  dwcache_create() is false without a cache or
  * when it cannot create the file (f->ok false: the other calls do
- * nothing).
+ * nothing).  The temporary is registered with common/sigclean.h until
+ * dwcache_finish(), so a run killed by a signal does not leave it in the
+ * cache (unregistered only when every slot is taken).
  */
 struct dwcache_file {
 	int fd;
 	bool ok;
+	int clean_id;           /* the temporary's sigclean.h registration */
 	char tmp[4096], path[4096];
 };
 
