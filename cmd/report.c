@@ -10,6 +10,8 @@
 #include "cmd/report.h"
 
 #include "cmd/cmd.h"
+#include "cmd/outfile.h"
+#include "formats/fdout.h"
 #include "formats/textesc.h"
 #include "unwind/dwcache.h"
 #include "unwind/modinfo.h"
@@ -264,7 +266,6 @@ int report_write(const struct report *r, const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct dwcache_counters dc;
-	FILE *f;
 	int rc = 0;
 
 	strbuf_addf(&sb, "{\"restack\":\"%s\",\"jobs\":%u,", RESTACK_VERSION,
@@ -297,16 +298,18 @@ int report_write(const struct report *r, const char *path)
 	if (!strcmp(path, "-")) {
 		rc = cmd_write_stdout(sb.buf, sb.len);
 	} else {
-		f = fopen(path, "w");
-		if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len) {
-			cmd_error("cannot write '%s': %s", path,
-				  strerror(errno));
-			rc = -1;
-		}
-		if (f && fclose(f) != 0 && rc == 0) {
-			cmd_error("cannot write '%s': %s", path,
-				  strerror(errno));
-			rc = -1;
+		/* as an output: never in place, nor over a device */
+		struct outfile o;
+		struct err err;
+
+		rc = outfile_open(&o, path);
+		if (rc == 0) {
+			bool ok = fdout_write(o.fd, sb.buf, sb.len,
+					      "statistics", &err) == 0;
+
+			if (!ok)
+				cmd_report_err(path, &err);
+			rc = outfile_close(&o, ok);
 		}
 	}
 	strbuf_release(&sb);

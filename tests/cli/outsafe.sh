@@ -96,6 +96,20 @@ same_file "$T/ref.folded" "$T/l/stdout.got" "link to /proc/self/fd/1: the pipe g
 check "link to /proc/self/fd/1: still a symlink" test -L "$T/l/stdout"
 no_tmp "symlinks" "$T/l"
 
+# --- --stats-json is an output like -o: replaced whole, links followed --
+mkdir "$T/s"
+echo old >"$T/s/stats.json"
+ln "$T/s/stats.json" "$T/s/other-name.json"
+ln -s stats.json "$T/s/link.json"
+rs "$in" --stats-json "$T/s/link.json" -o "$T/s/o.folded"
+is "$?" 0 "--stats-json through a symlink: exit 0"
+check "--stats-json: the symlink stays" test -L "$T/s/link.json"
+check "--stats-json: the target has the statistics" \
+	grep -q '"inputs_total":1' "$T/s/stats.json"
+is "$(cat "$T/s/other-name.json")" old \
+	"--stats-json: replaced, not rewritten in place (a hard link keeps the old file)"
+no_tmp "--stats-json" "$T/s"
+
 # --- a replaced file keeps its permissions; a new one is 0644 less umask
 mkdir "$T/m"
 echo old >"$T/m/private.folded"
