@@ -19,6 +19,7 @@
 #include "common/base.h"
 #include "common/hashmap.h"
 #include "common/mem.h"
+#include "common/regfile.h"
 #include "common/sigclean.h"
 #include "unwind/dwcache.h"
 #include "unwind/module.h"
@@ -144,7 +145,8 @@ int dwcache_open(const char *name)
 
 	if (!dwcache_path(name, path, sizeof(path)))
 		return -1;
-	return open(path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO of that name would block open() */
+	return regfile_open(path, NULL);
 }
 
 void dwcache_count_loaded(void)

@@ -98,8 +98,8 @@ void dwcache_finish(struct dwcache_file *f);
 bool dwcache_bid_name(const uint8_t *bid, unsigned bid_len, uint64_t size,
 		      const char *ext, char *buf, size_t len);
 
-/* NAME in the directory opened read-only: a descriptor the caller
- * closes, or -1. */
+/* NAME in the directory opened read-only, when it is a regular file: a
+ * descriptor the caller closes, or -1. */
 int dwcache_open(const char *name);
 
 /* Counts a file the caller mapped from the directory (for --stats). */

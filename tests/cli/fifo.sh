@@ -2,7 +2,7 @@
 # --symfs, in a build-id cache (the binary, its debug file, the kernel's
 # kallsyms), as --kallsyms, and as perf maps and jitdumps in --jit-dir,
 # also a perf map that is a link to /dev/stdin while stdin is a FIFO with a
-# writer.  open() blocked on a FIFO without a writer, read() on one whose
+# writer, and the DWARF cache's files.  open() blocked on a FIFO without a writer, read() on one whose
 # writer stays: each of these hung.  Only regular files are opened; the
 # conversion ends within 5 s as if the file were absent, and a module
 # whose only candidate was a FIFO is reported "not a regular file".
@@ -77,5 +77,23 @@ converts jit-dir --jit-dir "$T/jit"
 converts jit-stdin --jit-dir "$T/jitlink"
 same_file "$T/out/jit-dir.folded" "$T/out/jit-stdin.folded" \
 	"the FIFOs and the pipe are as if absent: the same output"
+
+# the DWARF cache's files (addr2line tables, the kernel symbol index)
+# replaced by FIFOs of their names: read as absent, and stored again
+mkdir -p "$(dirname "$(bid_dir "$T/real" $PROG_BID)")" "$T/dc"
+ln -s "$TESTDATA/bin/prog" "$(bid_dir "$T/real" $PROG_BID)"
+cp "$TESTDATA/fuzz/kallsyms" "$T/kallsyms"
+touch -d '1 hour ago' "$T/kallsyms"   # (a file this new is not indexed)
+converts dwcache-fill --buildid-dir "$T/real" --kallsyms "$T/kallsyms" \
+	--dwarf-cache "$T/dc"
+cached=$(ls "$T/dc" | wc -l)
+check "the DWARF cache was filled ($cached files)" test "$cached" -ge 2
+for f in "$T"/dc/*; do
+	rm "$f" && mkfifo "$f"
+done
+converts dwcache-fifos --buildid-dir "$T/real" --kallsyms "$T/kallsyms" \
+	--dwarf-cache "$T/dc"
+same_file "$T/out/dwcache-fill.folded" "$T/out/dwcache-fifos.folded" \
+	"FIFOs in the DWARF cache are as if absent: the same output"
 
 done_testing
