@@ -2,8 +2,8 @@
 # --symfs, in a build-id cache (the binary, its debug file, the kernel's
 # kallsyms), as --kallsyms, and as perf maps and jitdumps in --jit-dir,
 # also a perf map that is a link to /dev/stdin while stdin is a FIFO with a
-# writer, and the DWARF cache's files.  open() blocked on a FIFO without a writer, read() on one whose
-# writer stays: each of these hung.  Only regular files are opened; the
+# writer, and the DWARF cache's files.  open() blocked on a FIFO without a
+# writer, read() on one whose writer stays: each of these hung.  Only regular files are opened; the
 # conversion ends within 5 s as if the file were absent, and a module
 # whose only candidate was a FIFO is reported "not a regular file".
 . "$(dirname "$0")/lib.sh"
