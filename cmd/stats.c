@@ -81,6 +81,8 @@ int cmd_stats(int argc, char **argv)
 		if (c == 'h') {
 			cmd_print_usage(stdout, stats_usage);
 			cmd_print_usage(stdout, run_usage_lines);
+			printf("  -h, --help              "
+			       "show this help and exit\n");
 			return EXIT_OK;
 		}
 		rc = c == '?' || c == ':' ? 0 : run_parse_option(&ro, c, optarg);
