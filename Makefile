@@ -8,6 +8,8 @@
 #   make check-tsan   the worker-thread and debuginfod tests under ThreadSanitizer
 #   make fuzz         build the libFuzzer targets (clang)
 #   make bench        benchmarks against perf script
+#   make install      restack, its man page and bash completion under
+#                     $(DESTDIR)$(PREFIX) (PREFIX=/usr/local); make uninstall
 #
 # V=1 shows commands; DEVELOPER=1 adds -Werror; SANITIZE=address,undefined.
 
@@ -64,7 +66,7 @@ REPLAY_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/tests/replay_%)
 PROG = restack
 
 .PHONY: all deps test-deps demo check check-asan check-tsan check-run fuzz \
-	bench clean \
+	bench clean install uninstall \
 	check-includes
 .DEFAULT_GOAL := all
 
@@ -173,6 +175,29 @@ bench:
 	$(Q)scripts/deps.sh bench || scripts/deps.sh test
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/bench.sh
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the man page and
+# the bash completion.  INSTALL_PROG names the binary to install (default
+# ./restack, built first if needed); a path that is no target here (an
+# absolute one) is installed as it is, nothing is built.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+INSTALL ?= install
+INSTALL_PROG ?= $(PROG)
+
+install: $(INSTALL_PROG) docs/restack.1 scripts/completion.bash
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 755 $(INSTALL_PROG) $(DESTDIR)$(BINDIR)/restack
+	$(INSTALL) -m 644 docs/restack.1 $(DESTDIR)$(MANDIR)/man1/restack.1
+	$(INSTALL) -m 644 scripts/completion.bash \
+		$(DESTDIR)$(BASHCOMPDIR)/restack
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/restack $(DESTDIR)$(MANDIR)/man1/restack.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/restack
 
 clean:
 	rm -rf build build-asan build-tsan $(PROG)
