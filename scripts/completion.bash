@@ -56,24 +56,30 @@ _restack_formats()
 			   print t }'
 }
 
+# _restack_reply COMPGEN-ARGS...: COMPREPLY, one word a line (a file
+# name may have spaces).
+_restack_reply()
+{
+	mapfile -t COMPREPLY < <(compgen "$@")
+}
+
 # _restack_value PROG OPTION ARG CUR: COMPREPLY for OPTION's argument.
 _restack_value()
 {
 	local prog=$1 opt=$2 arg=$3 cur=$4
 	case $opt in
-	--to) COMPREPLY=($(compgen -W "$(_restack_formats "$prog")" \
-		-- "$cur")) ;;
-	--stitch) COMPREPLY=($(compgen -W "on strict off" -- "$cur")) ;;
-	--weight) COMPREPLY=($(compgen -W "samples period" -- "$cur")) ;;
+	--to) _restack_reply -W "$(_restack_formats "$prog")" -- "$cur" ;;
+	--stitch) _restack_reply -W "on strict off" -- "$cur" ;;
+	--weight) _restack_reply -W "samples period" -- "$cur" ;;
 	*)
 		case $arg in
 		DIR)
 			compopt -o filenames 2>/dev/null
-			COMPREPLY=($(compgen -d -- "$cur"))
+			_restack_reply -d -- "$cur"
 			;;
 		FILE)
 			compopt -o filenames 2>/dev/null
-			COMPREPLY=($(compgen -f -- "$cur"))
+			_restack_reply -f -- "$cur"
 			;;
 		esac
 		;;
@@ -82,14 +88,14 @@ _restack_value()
 
 _restack()
 {
-	local cur=${COMP_WORDS[COMP_CWORD]} prev= prog=${COMP_WORDS[0]}
-	local cmd opts arg opt= val words
+	local cur=${COMP_WORDS[COMP_CWORD]} prev='' prog=${COMP_WORDS[0]}
+	local cmd opts arg opt='' val words
 
 	COMPREPLY=()
 	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
 	if [ "$COMP_CWORD" -le 1 ]; then
 		words="$(_restack_commands "$prog") --help --version"
-		COMPREPLY=($(compgen -W "$words" -- "$cur"))
+		_restack_reply -W "$words" -- "$cur"
 		return 0
 	fi
 	cmd=${COMP_WORDS[1]}
@@ -128,14 +134,14 @@ _restack()
 	if [[ $cur == -* ]]; then
 		words=$(printf '%s\n' "$opts" |
 			awk '{ print $1 ($2 ~ /^=/ ? "=" : "") }')
-		COMPREPLY=($(compgen -W "$words" -- "$cur"))
+		_restack_reply -W "$words" -- "$cur"
 		if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *= ]]; then
 			compopt -o nospace 2>/dev/null
 		fi
 		return 0
 	fi
 	compopt -o filenames 2>/dev/null
-	COMPREPLY=($(compgen -f -- "$cur"))
+	_restack_reply -f -- "$cur"
 	return 0
 }
 

@@ -60,7 +60,7 @@ sed -n 's/^[[:space:]]*{ "\([a-z0-9]*\)", FMT_[A-Z0-9_]*,.*/\1/p' \
 	"$TOP/cmd/convert.c" | sort >"$T/formats.want"
 complete_words restack convert --to "" >"$T/formats.got"
 if [ -s "$T/formats.want" ]; then
-	name="($(echo $(cat "$T/formats.got")))"
+	name="($(tr '\n' ' ' <"$T/formats.got" | sed 's/ $//'))"
 	same_file "$T/formats.got" "$T/formats.want" \
 		"restack convert --to <TAB> offers the formats $name"
 else
@@ -102,11 +102,11 @@ for m in $(complete_words restack convert --stitch = ""); do
 		2>"$T/err" || bad="$bad $m($(head -n 1 "$T/err"))"
 done
 is "$bad" "" "restack accepts every --stitch mode offered"
-mkdir -p "$T/wd/sub.d" && : >"$T/wd/file.data"
-is "$(cd "$T/wd" && complete_words restack convert --outdir "")" "sub.d" \
-	"--outdir <TAB> offers directories"
-is "$(cd "$T/wd" && complete_words restack convert "" | tr '\n' ' ')" \
-	"file.data sub.d " "an input completes as a file"
+mkdir -p "$T/wd/sub d" && : >"$T/wd/file.data"
+is "$(cd "$T/wd" && complete_words restack convert --outdir "")" "sub d" \
+	"--outdir <TAB> offers directories (one, with a space)"
+is "$(cd "$T/wd" && complete_words restack convert "" | tr '\n' '|')" \
+	"file.data|sub d|" "an input completes as a file"
 
 if tmake uninstall DESTDIR="$DEST" PREFIX=/usr >"$T/uninstall.out" 2>&1; then
 	is "$(cd "$DEST" && find . ! -type d)" "" \
