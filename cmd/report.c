@@ -143,6 +143,7 @@ static void report_module(struct strbuf *sb, const struct module *m)
 	report_bool(sb, "symbols", mi.symbols);
 	report_bool(sb, "dynsym_only", mi.dynsym_only);
 	report_bool(sb, "dwarf", mi.dwarf);
+	report_bool(sb, "gopclntab", mi.gopclntab);
 	report_u64(sb, "samples", mi.samples);
 	report_u64(sb, "frames", mi.frames);
 	report_u64(sb, "no_cfi", mi.no_cfi);

@@ -1032,7 +1032,8 @@ void run_print_stats(const struct run *run, FILE *f)
 			(unsigned long long)mi.no_sym,
 			mi.eh_frame && mi.debug_frame ? "eh+dbg" :
 			mi.eh_frame ? "eh" : mi.debug_frame ? "debug" : "-",
-			!mi.symbols ? "-" : mi.dynsym_only ? "dynsym" :
+			!mi.symbols ? (mi.gopclntab ? "gopcln" : "-") :
+			mi.dynsym_only ? "dynsym" :
 			mi.dwarf ? "sym+dw" : "sym",
 			mi.build_id[0] ? mi.build_id : "-", mi.path);
 		if (mi.found_in)

@@ -64,6 +64,7 @@ void modinfo_describe(const struct module *m, struct modinfo *out)
 		out->symbols = out->dynsym_only = true;
 	out->dwarf = modinfo_has(m->elf, ".debug_info", true) ||
 		     modinfo_has(m->debug_elf, ".debug_info", true);
+	out->gopclntab = m->gopcln != NULL;
 	out->samples = m->samples;
 	out->frames = m->frames;
 	out->no_cfi = m->no_cfi;

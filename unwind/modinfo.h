@@ -31,6 +31,8 @@ struct modinfo {
 	bool symbols;             /* .symtab (or only .dynsym: dynsym_only) */
 	bool dynsym_only;
 	bool dwarf;               /* .debug_info: inline chains, lines */
+	bool gopclntab;           /* Go's function table, read: names and
+				   * SP deltas where no symbols or CFI */
 	uint64_t samples;         /* samples whose user leaf is in it */
 	uint64_t frames;
 	uint64_t no_cfi;          /* walks that stopped here for lack of CFI */

@@ -31,6 +31,7 @@
 #include "unwind/dbgd.h"
 #include "unwind/locate.h"
 #include "unwind/dwimage.h"
+#include "unwind/gopclntab.h"
 #include "unwind/symtab.h"
 
 const char *module_status_name(enum module_status s)
@@ -139,6 +140,7 @@ static void mod_free(struct module *m)
 	cfi_cache_free(m->cfi);
 	a2l_free(m->a2l);
 	symtab_free(m->symtab);
+	gopclntab_free(m->gopcln);
 	hashmap_release(&m->symcache);
 	free(m->segs);
 	free(m->path);

@@ -25,6 +25,7 @@
 
 struct a2l;
 struct cfi_cache;
+struct gopclntab;
 struct locate_opts;
 struct symtab;
 
@@ -113,6 +114,8 @@ struct module {
 	struct cfi_cache *cfi;    /* compiled CFI rows (unwind/cfi.c) */
 	struct symtab *symtab;    /* function symbols (unwind/symtab.c) */
 	bool symtab_tried;
+	struct gopclntab *gopcln; /* Go's function table (gopclntab.c) */
+	bool gopcln_tried;
 	struct hashmap symcache;  /* rel address -> struct sym_loc */
 
 	/* Per-run counts for `restack stats` (kept by resolve.c). */

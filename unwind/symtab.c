@@ -20,6 +20,7 @@
 #include "common/bsearch.h"
 #include "common/mem.h"
 #include "common/msort.h"
+#include "unwind/gopclntab.h"
 #include "unwind/module.h"
 
 struct bfd_sym {
@@ -543,6 +544,37 @@ static int st_read_bfd(struct symtab *t, Elf *elf)
 	return 0;
 }
 
+/*
+ * A Go program without an ELF symbol table: one function symbol per
+ * entry of its function table, named as Go names it (go tool addr2line
+ * and the runtime's tracebacks).  The names live in the module's table.
+ */
+static int st_read_gopclntab(struct symtab *t, struct module *m)
+{
+	const struct gopclntab *g = gopclntab_load(m);
+	uint32_t n = gopclntab_count(g), i;
+	struct gopclntab_func f;
+	struct symtab_sym *batch;
+	size_t nb = 0;
+
+	if (!n)
+		return 0;
+	batch = mem_zalloc(n, sizeof(*batch));
+	if (!batch)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!gopclntab_func(g, i, &f) || f.end <= f.start)
+			continue;
+		batch[nb].start = f.start;
+		batch[nb].end = f.end;
+		batch[nb].name = f.name;
+		batch[nb].bind = STB_GLOBAL;
+		batch[nb].type = STT_FUNC;
+		nb++;
+	}
+	return st_add_batch(t, batch, nb);
+}
+
 static bool st_has_symtab(Elf *elf)
 {
 	GElf_Shdr sh;
@@ -581,6 +613,8 @@ struct symtab *symtab_load(struct module *m)
 	if (scn && st_read_perf_table(t, m, syms, scn, &sh) < 0)
 		goto fail;
 	if (t->nr && m->elf && st_synthesize_plt(t, m->elf) < 0)
+		goto fail;
+	if (!st_has_symtab(syms) && st_read_gopclntab(t, m) < 0)
 		goto fail;
 	if (st_read_bfd(t, syms) < 0)
 		goto fail;
