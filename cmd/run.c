@@ -1031,7 +1031,8 @@ void run_print_stats(const struct run *run, FILE *f)
 			(unsigned long long)mi.no_cfi,
 			(unsigned long long)mi.no_sym,
 			mi.eh_frame && mi.debug_frame ? "eh+dbg" :
-			mi.eh_frame ? "eh" : mi.debug_frame ? "debug" : "-",
+			mi.eh_frame ? "eh" : mi.debug_frame ? "debug" :
+			mi.gopclntab ? "gopcln" : "-",
 			!mi.symbols ? (mi.gopclntab ? "gopcln" : "-") :
 			mi.dynsym_only ? "dynsym" :
 			mi.dwarf ? "sym+dw" : "sym",

@@ -18,6 +18,7 @@ const char *frame_origin_name(enum frame_origin o)
 		[FRAME_SCAN] = "scan",
 		[FRAME_JIT] = "jit",
 		[FRAME_STUB] = "stub",
+		[FRAME_GOPCLNTAB] = "gopclntab",
 	};
 
 	return (unsigned)o < ARRAY_SIZE(names) ? names[o] : "?";

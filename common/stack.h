@@ -24,6 +24,7 @@ enum frame_origin {
 	FRAME_SCAN,       /* found by a validated stack scan */
 	FRAME_JIT,        /* unwound with JIT-provided information */
 	FRAME_STUB,       /* a rule for a stub without CFI (PLT entries) */
+	FRAME_GOPCLNTAB,  /* unwound with a Go function table's SP delta */
 	FRAME_ORIGIN__COUNT
 };
 

@@ -201,6 +201,8 @@ static int folded_frame(struct folded *f, const struct rframe *fr,
 			strbuf_addstr(&f->buf, "_[scan]");
 		else if (fr->origin == FRAME_STUB)
 			strbuf_addstr(&f->buf, "_[stub]");
+		else if (fr->origin == FRAME_GOPCLNTAB)
+			strbuf_addstr(&f->buf, "_[go]");
 	}
 	return 0;
 }

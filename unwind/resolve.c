@@ -10,6 +10,7 @@
 #include "common/base.h"
 #include "common/mem.h"
 #include "unwind/ehhdr.h"
+#include "unwind/gopclntab.h"
 
 /* The stitcher's test for one activation seen at two call sites: both
  * addresses in the same FDE of the same module. */
@@ -309,6 +310,8 @@ static bool resolve_is_root(const struct sym_loc *loc)
 
 	if (!name)
 		return false;
+	if (gopclntab_kind_of(name) == GOPCLNTAB_ROOT)
+		return true;
 	for (i = 0; i < ARRAY_SIZE(roots); i++)
 		if (!strcmp(name, roots[i]))
 			return true;

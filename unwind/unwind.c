@@ -20,6 +20,7 @@
 #include "unwind/aspace.h"
 #include "unwind/cfi.h"
 #include "unwind/ehhdr.h"
+#include "unwind/gopclntab.h"
 #include "unwind/module.h"
 #include "unwind/x86insn.h"
 
@@ -168,6 +169,53 @@ static bool uw_fp_step(struct unwinder *u, const struct uw_mem *mem,
 	return true;
 }
 
+/*
+ * A step by a Go function table's SP delta (gopclntab.h) where no CFI
+ * covers f: on x86-64 the return address sits right above the bytes the
+ * function pushed, the caller's sp right above it.  A return address
+ * outside every code mapping is refused (the frame-pointer step, which
+ * comes next, may do better).  Go saves the caller's
+ * frame pointer in the word below the return address and points rbp
+ * there; a function that has not (yet), a leaf without a frame, keeps
+ * the caller's.
+ */
+static bool uw_go_step(struct unwinder *u, const struct uw_mem *mem,
+		       const struct unwind_frame *f, const struct regs *in,
+		       struct regs *out, enum end_reason *why)
+{
+	const struct regs_arch *a = u->arch;
+	const struct gopclntab *t;
+	struct gopclntab_func fn;
+	uint64_t sp, slot, ra, fp;
+	int32_t delta;
+
+	if (a->arch != EVENT_ARCH_X86_64 || !f->mod || f->mod->is_jit ||
+	    !(t = gopclntab_load(f->mod)) ||
+	    !gopclntab_find(t, f->rel, &fn) ||
+	    !gopclntab_spdelta(t, &fn, f->rel, &delta) || delta < 0 ||
+	    (delta & 7))
+		return false;
+	sp = in->r[a->sp];
+	slot = sp + (uint64_t)delta;
+	if (slot < sp || slot < mem->lo || slot + 8 > mem->hi) {
+		if (mem->full && slot >= mem->lo)
+			*why = END_WINDOW;
+		return false;
+	}
+	memcpy(&ra, mem->stack + (slot - mem->lo), 8);
+	/* a damaged table or a stale word: let the frame pointer try */
+	if (ra && !aspace_maps_find(mem->maps, ra - 1))
+		return false;
+	*out = *in;
+	regs_set(out, a->sp, slot + 8);
+	regs_set(out, a->pc, ra);
+	if (delta >= 8 && regs_has(in, a->fp) && in->r[a->fp] == slot - 8) {
+		memcpy(&fp, mem->stack + (slot - 8 - mem->lo), 8);
+		regs_set(out, a->fp, fp);
+	}
+	return true;
+}
+
 /* The PLT rule: pc (module m, ELF address rel) lies in a PLT entry, which
  * has pushed a known number of words on top of its return address. */
 static bool uw_plt_step(struct unwinder *u, const struct uw_mem *mem,
@@ -199,6 +247,9 @@ static bool uw_plt_step(struct unwinder *u, const struct uw_mem *mem,
 		return false;
 	}
 	memcpy(&ra, mem->stack + (slot - mem->lo), 8);
+	/* a damaged table or a stale word: let the frame pointer try */
+	if (ra && !aspace_maps_find(mem->maps, ra - 1))
+		return false;
 	*out = *in;
 	regs_set(out, a->sp, slot + 8);
 	regs_set(out, a->pc, ra);
@@ -424,6 +475,12 @@ static int uw_recover(struct unwinder *u, const struct aspace_maps *maps,
 	}
 	if (*why == END_WINDOW)
 		return -1;
+	if (uw_go_step(u, mem, f, cur, next, why)) {
+		u->go_steps++;
+		return FRAME_GOPCLNTAB;
+	}
+	if (*why == END_WINDOW)
+		return -1;
 	if (!u->opts.no_fp) {
 		if (uw_fp_step(u, mem, cur, next, why)) {
 			u->fp_steps++;
@@ -442,6 +499,15 @@ static int uw_recover(struct unwinder *u, const struct aspace_maps *maps,
 		u->scan_rejected++;
 	}
 	return -1;
+}
+
+/*
+ * A goroutine's or thread's first Go function (gopclntab.h) is the root:
+ * what lies above it is no caller.
+ */
+static bool uw_go_root(const struct unwind_frame *f)
+{
+	return gopclntab_kind_at(f->mod, f->rel) == GOPCLNTAB_ROOT;
 }
 
 void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
@@ -504,6 +570,10 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 			uw_trace_rules(u, row);
 		if (nr >= u->opts.max_frames) {
 			res->end = END_MAX_DEPTH;
+			break;
+		}
+		if (f->mod && !f->mod->is_jit && uw_go_root(f)) {
+			res->end = END_ROOT;
 			break;
 		}
 		if (row) {

@@ -5,8 +5,9 @@
  * Memory is read only from the copied window [sp, sp + dyn_size) and from
  * the modules' files.  Each caller frame is looked up at its return
  * address - 1 (except after a signal frame).  Where no CFI covers the pc
- * the walk tries, in order, the PLT rule, a validated frame-pointer step
- * and a budgeted stack scan (stitching-jit.md sections 7.2 and 7.3).
+ * the walk tries, in order, the PLT rule, a Go function table's SP delta,
+ * a validated frame-pointer step and a budgeted stack scan
+ * (stitching-jit.md sections 7.2 and 7.3).
  */
 #ifndef RESTACK_UNWIND_UNWIND_H
 #define RESTACK_UNWIND_UNWIND_H
@@ -63,6 +64,7 @@ struct unwinder {
 	uint64_t cfi_rows_bad;         /* rows we could not evaluate */
 	uint64_t fp_steps, fp_rejected;
 	uint64_t stub_steps;
+	uint64_t go_steps;             /* by a Go function table's SP delta */
 	uint64_t scan_steps, scan_rejected; /* scans that found a frame,
 					     * scans that found none */
 };

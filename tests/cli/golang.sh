@@ -1,0 +1,121 @@
+#!/bin/bash
+# golang.sh - Go programs (testdata/src/gowork.go: goroutines recursing
+# to varied depths, one allocating, one creating goroutines) built with
+# Debian's go, recorded with perf record --call-graph dwarf:
+#  - stripped (strip of the symbols build: the same text; and
+#    go build -ldflags="-s -w"): frames named from .gopclntab as
+#    `go tool addr2line` names them on the symbols build, >= 99% of user
+#    frames named, >= 95% of samples at a Go root (runtime.goexit,
+#    runtime.mstart, runtime.rt0_go).
+. "$(dirname "$0")/lib.sh"
+
+command -v go >/dev/null 2>&1 || skip_all "go is not installed (golang-go)"
+command -v strip >/dev/null 2>&1 || skip_all "strip is not installed"
+need_perf
+
+gobuild() {
+	env -i PATH=/usr/bin:/bin HOME="$T/home" GOCACHE="$T/gocache" \
+		GOPATH="$T/gopath" GO111MODULE=off go "$@"
+}
+
+cp "$TESTDATA/src/gowork.go" "$T/"
+(cd "$T" && gobuild build -o gowork gowork.go) >"$T/go.err" 2>&1 ||
+	skip_all "go build fails: $(head -n 1 "$T/go.err")"
+(cd "$T" && gobuild build -ldflags="-s -w" -o gowork-sw gowork.go) \
+	>>"$T/go.err" 2>&1 || skip_all "go build -s -w fails"
+strip -o "$T/gowork-st" "$T/gowork" || skip_all "strip fails"
+for b in gowork-st gowork-sw; do
+	if readelf -S "$T/$b" | grep -qE '\.symtab|\.debug_'; then
+		fail "$b has no symbol table and no DWARF"
+	fi
+done
+
+for b in gowork-st gowork-sw; do
+	record -e cpu-clock --call-graph dwarf -o "$T/$b.data" \
+		-- "$T/$b" 1000
+	case $? in
+	0) ;;
+	77) skip_all "perf cannot record here" ;;
+	*) fail "perf records $b"; done_testing ;;
+	esac
+	restack_clean convert "$T/$b.data" --to script -o "$T/$b.script" &&
+	restack_clean convert "$T/$b.data" -o "$T/$b.folded" &&
+	restack_clean stats "$T/$b.data" >"$T/$b.stats" ||
+		fail "restack converts $b's capture"
+done
+
+# The addresses each user frame of a script output is named at (the
+# sampled pc, a return address - 1), with the name restack gave.
+frames() {
+	python3 - "$1" "($T/$2)" <<'PY'
+import sys
+mod = sys.argv[2]
+for line in open(sys.argv[1]):
+    if not line.startswith("\t"):
+        continue
+    f = line.split()
+    if f[-1] == "kernel" or f[-2] != mod:
+        continue
+    a = int(f[0], 16) - (f[-1] != "sample")
+    print("0x%x %s" % (a, " ".join(f[1:-2])))
+PY
+}
+
+# named SCRIPT BIN: "named total" user frames of BIN.
+named() {
+	frames "$1" "$2" | awk '{ n++; if ($2 !~ /^\[/) g++ }
+				END { print g + 0, n + 0 }'
+}
+
+# Go roots and stack switches in a folded file: "rooted total bad",
+# bad counting samples without a marker whose outermost frame is not a
+# Go root.
+roots() {
+	awk '{
+		c = $NF; sub(/ [0-9]+$/, ""); n = split($0, f, ";")
+		t += c
+		r = f[2]; sub(/\.abi0$/, "", r)
+		if (r == "runtime.goexit" || r == "runtime.mstart" ||
+		    r == "runtime.rt0_go")
+			g += c
+		else if (r !~ /^\[truncated: /)
+			bad += c
+	} END { print g + 0, t + 0, bad + 0 }' "$1"
+}
+
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }'; }
+at_least() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { exit !(b && a >= p * b / 100) }'; }
+
+for b in gowork-st gowork-sw; do
+	read -r g n <<<"$(named "$T/$b.script" "$b")"
+	if at_least "$g" "$n" 99; then
+		ok "$b: $g of $n user frames named ($(pct "$g" "$n")%)"
+	else
+		fail "$b: >= 99% of user frames named: $g of $n" \
+			"$(frames "$T/$b.script" "$b" | awk '$2 ~ /^\[/' | sort | uniq -c | sort -rn | head -n 5)"
+	fi
+	read -r g n bad <<<"$(roots "$T/$b.folded")"
+	if at_least "$g" "$n" 95; then
+		ok "$b: $g of $n samples reach a Go root ($(pct "$g" "$n")%)"
+	else
+		fail "$b: >= 95% of samples reach a Go root: $g of $n" \
+			"$(grep -A 14 '^end reasons' "$T/$b.stats")"
+	fi
+done
+
+# Names equal go tool addr2line's on the symbols build (same text).
+frames "$T/gowork-st.script" gowork-st | sort -u >"$T/st.frames"
+cut -d' ' -f1 "$T/st.frames" |
+	gobuild tool addr2line "$T/gowork" >"$T/a2l.out" 2>"$T/a2l.err" ||
+	fail "go tool addr2line runs" "$(head -n 3 "$T/a2l.err")"
+awk 'NR % 2 == 1' "$T/a2l.out" | paste -d' ' <(cut -d' ' -f1 "$T/st.frames") - |
+	sort >"$T/a2l.frames"
+n=$(wc -l <"$T/st.frames")
+if [ "$n" -gt 50 ]; then
+	same_file "$T/a2l.frames" "$T/st.frames" \
+		"stripped: the names of $n distinct addresses equal go tool addr2line's"
+else
+	fail "stripped: over 50 distinct addresses to compare ($n)"
+fi
+
+done_testing
