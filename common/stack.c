@@ -39,6 +39,7 @@ const char *end_reason_name(enum end_reason r)
 		[END_CALLCHAIN] = "callchain end",
 		[END_NO_COPY] = "stack not copied",
 		[END_AMBIGUOUS] = "ambiguous caller",
+		[END_STACK_SWITCH] = "stack switch",
 	};
 
 	return (unsigned)r < ARRAY_SIZE(names) ? names[r] : "?";
@@ -57,6 +58,7 @@ const char *rsample_marker(const struct rsample *s)
 		[END_CALLCHAIN] = "[truncated: callchain end]",
 		[END_NO_COPY] = "[truncated: stack not copied]",
 		[END_AMBIGUOUS] = "[truncated: ambiguous caller]",
+		[END_STACK_SWITCH] = "[truncated: stack switch]",
 	};
 
 	if (s->nr_frames == s->nr_kernel || s->end >= ARRAY_SIZE(markers))

@@ -49,6 +49,9 @@ enum end_reason {
 			   * yet, as in that page's own fault) */
 	END_AMBIGUOUS,    /* stitching reached a frame that samples showed
 			   * with several callers: which one is unknown */
+	END_STACK_SWITCH, /* a function that changed stacks (Go's systemstack,
+			   * mcall, morestack, asmcgocall): its callers are
+			   * on another stack, not in the copy */
 	END_REASON__COUNT
 };
 

@@ -291,10 +291,19 @@ enum gopclntab_kind gopclntab_kind_of(const char *name)
 		{ "runtime.asmcgocall", GOPCLNTAB_SWITCH },
 		{ "runtime.asmcgocall_no_g", GOPCLNTAB_SWITCH },
 		{ "runtime.cgocallback", GOPCLNTAB_SWITCH },
+		/* vdso calls on the g0 stack */
+		{ "runtime.nanotime1", GOPCLNTAB_SWITCH },
+		{ "runtime.walltime", GOPCLNTAB_SWITCH },
+		{ "runtime.walltime1", GOPCLNTAB_SWITCH },
+		{ "time.now", GOPCLNTAB_SWITCH },
+		/* signal handlers, on the signal stack (sigaltstack) */
+		{ "runtime.sigtramp", GOPCLNTAB_SWITCH },
+		{ "runtime.cgoSigtramp", GOPCLNTAB_SWITCH },
 	};
 	size_t i, n;
 
-	if (!name || strncmp(name, "runtime.", 8))
+	if (!name || (strncmp(name, "runtime.", 8) &&
+		      strncmp(name, "time.now", 8)))
 		return GOPCLNTAB_NORMAL;
 	n = strlen(name);
 	/* the ELF symbol table's ABI suffixes */

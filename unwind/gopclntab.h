@@ -32,8 +32,10 @@ enum gopclntab_kind {
 	GOPCLNTAB_ROOT,     /* a goroutine's or thread's first function:
 			     * runtime.goexit, runtime.mstart, runtime.rt0_go */
 	GOPCLNTAB_SWITCH,   /* changes stacks before calling on: systemstack,
-			     * mcall, morestack, asmcgocall; the callers of
-			     * what it calls are on another stack */
+			     * mcall, morestack, asmcgocall, the vdso callers
+			     * (nanotime1, time.now), or runs on the signal
+			     * stack (sigtramp): its callers are on another
+			     * stack */
 };
 
 struct gopclntab_func {

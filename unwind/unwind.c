@@ -502,12 +502,28 @@ static int uw_recover(struct unwinder *u, const struct aspace_maps *maps,
 }
 
 /*
- * A goroutine's or thread's first Go function (gopclntab.h) is the root:
- * what lies above it is no caller.
+ * Go functions that end a walk (gopclntab.h): a goroutine's or thread's
+ * first function is the root; a function that switched stacks has its
+ * callers on the stack it left, which the copy does not hold: what lies
+ * above it on this stack is a stale word (0 on a thread's g0 stack, or a
+ * return address an earlier call left), never its caller.
  */
-static bool uw_go_root(const struct unwind_frame *f)
+static bool uw_go_special(struct unwinder *u, const struct unwind_frame *f,
+			  struct unwind_result *res)
 {
-	return gopclntab_kind_at(f->mod, f->rel) == GOPCLNTAB_ROOT;
+	switch (gopclntab_kind_at(f->mod, f->rel)) {
+	case GOPCLNTAB_ROOT:
+		res->end = END_ROOT;
+		return true;
+	case GOPCLNTAB_SWITCH:
+		uw_trace(u, "  Go stack switch");
+		res->end = END_STACK_SWITCH;
+		res->end_mod = f->mod;
+		res->end_addr = f->pc;
+		return true;
+	default:
+		return false;
+	}
 }
 
 void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
@@ -572,10 +588,8 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 			res->end = END_MAX_DEPTH;
 			break;
 		}
-		if (f->mod && !f->mod->is_jit && uw_go_root(f)) {
-			res->end = END_ROOT;
+		if (f->mod && !f->mod->is_jit && uw_go_special(u, f, res))
 			break;
-		}
 		if (row) {
 			enum cfi_step st = cfi_apply(a, row, cur, next, &cfa,
 						     &cmem, &fa);

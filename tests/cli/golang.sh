@@ -6,7 +6,12 @@
 #    go build -ldflags="-s -w"): frames named from .gopclntab as
 #    `go tool addr2line` names them on the symbols build, >= 99% of user
 #    frames named, >= 95% of samples at a Go root (runtime.goexit,
-#    runtime.mstart, runtime.rt0_go).
+#    runtime.mstart, runtime.rt0_go), every sample counted as rooted
+#    ending at one;
+#  - with symbols: a stack that went through a function that switched
+#    stacks (systemstack, mcall, morestack, ...) ends
+#    "[truncated: stack switch]" at that function, never at a false root
+#    or with a stale caller above it.
 . "$(dirname "$0")/lib.sh"
 
 command -v go >/dev/null 2>&1 || skip_all "go is not installed (golang-go)"
@@ -30,7 +35,7 @@ for b in gowork-st gowork-sw; do
 	fi
 done
 
-for b in gowork-st gowork-sw; do
+for b in gowork gowork-st gowork-sw; do
 	record -e cpu-clock --call-graph dwarf -o "$T/$b.data" \
 		-- "$T/$b" 1000
 	case $? in
@@ -101,6 +106,9 @@ for b in gowork-st gowork-sw; do
 		fail "$b: >= 95% of samples reach a Go root: $g of $n" \
 			"$(grep -A 14 '^end reasons' "$T/$b.stats")"
 	fi
+	rooted=$(awk '$1 == "reached" && $2 == "root" { print $3 }' "$T/$b.stats")
+	is "$rooted" "$g" "$b: the samples counted as rooted are those at a Go root"
+	is "$bad" 0 "$b: no sample ends at another frame without a marker"
 done
 
 # Names equal go tool addr2line's on the symbols build (same text).
@@ -117,5 +125,33 @@ if [ "$n" -gt 50 ]; then
 else
 	fail "stripped: over 50 distinct addresses to compare ($n)"
 fi
+
+# With symbols: stack switches are marked, nothing above them.
+sw='runtime\.(systemstack|mcall|morestack|asmcgocall|nanotime1|sigtramp|cgoSigtramp)(\.abi0)?$|^time\.now$'
+awk -v sw="$sw" '{
+	sub(/ [0-9]+$/, ""); n = split($0, f, ";")
+	for (i = 2; i <= n; i++)
+		if (f[i] ~ sw) {
+			if (i != 3 || f[2] != "[truncated: stack switch]")
+				print
+			break
+		}
+}' "$T/gowork.folded" >"$T/stale.txt"
+check "symbols: no frame above a stack switch, every switch marked" \
+	test ! -s "$T/stale.txt"
+nsw=$(awk '/\[truncated: stack switch\]/ { n += $NF } END { print n + 0 }' \
+	"$T/gowork.folded")
+read -r g n bad <<<"$(roots "$T/gowork.folded")"
+check "symbols: stacks end [truncated: stack switch] ($nsw of $n samples)" \
+	test "$nsw" -gt 0
+is "$bad" 0 "symbols: no sample ends at a frame that is neither a Go root nor marked"
+rooted=$(awk '$1 == "reached" && $2 == "root" { print $3 }' "$T/gowork.stats")
+is "$rooted" "$g" "symbols: the samples counted as rooted are those at a Go root"
+ends=$(end_reasons "$T/gowork.stats" | awk '$2 == "stack" { print $1 }')
+is "${ends:-0}" "$nsw" "symbols: stats counts the stack switches"
+restack_clean convert "$T/gowork.data" -o "$T/gowork2.folded" \
+	--stats-json "$T/gowork.json" &&
+	check "symbols: --stats-json counts the stack switches" \
+		grep -q "\"stack_switch\":$nsw[,}]" "$T/gowork.json"
 
 done_testing

@@ -146,6 +146,12 @@ static void test_kinds(void)
 	CHECK(gopclntab_kind_of("runtime.asmcgocall.abi0") ==
 		      GOPCLNTAB_SWITCH,
 	      "asmcgocall switches stacks");
+	CHECK(gopclntab_kind_of("time.now") == GOPCLNTAB_SWITCH,
+	      "time.now calls the vdso on the g0 stack");
+	CHECK(gopclntab_kind_of("time.nowx") == GOPCLNTAB_NORMAL,
+	      "time.nowx does not");
+	CHECK(gopclntab_kind_of("runtime.sigtramp.abi0") == GOPCLNTAB_SWITCH,
+	      "sigtramp runs on the signal stack");
 	CHECK(gopclntab_kind_of("runtime.systemstack_switch") ==
 		      GOPCLNTAB_NORMAL,
 	      "systemstack_switch does not");
