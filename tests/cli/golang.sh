@@ -126,6 +126,20 @@ else
 	fail "stripped: over 50 distinct addresses to compare ($n)"
 fi
 
+# Without section headers the table is found by its header: the same
+# names for the same addresses.
+python3 - "$T/gowork-st" "$T/gowork-nosh" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+d[0x28:0x30] = bytes(8)     # e_shoff
+d[0x3c:0x40] = bytes(4)     # e_shnum, e_shstrndx
+open(sys.argv[2], "wb").write(d)
+PY
+restack_clean symbolize "$T/gowork-nosh" $(cut -d' ' -f1 "$T/st.frames") |
+	awk -F'\t' '{ printf "0x%s %s\n", $1, $2 }' | sort >"$T/nosh.frames"
+same_file "$T/a2l.frames" "$T/nosh.frames" \
+	"no section headers: the names equal go tool addr2line's"
+
 # With symbols: stack switches are marked, nothing above them.
 sw='runtime\.(systemstack|mcall|morestack|asmcgocall|nanotime1|sigtramp|cgoSigtramp)(\.abi0)?$|^time\.now$'
 awk -v sw="$sw" '{
