@@ -126,6 +126,22 @@ else
 	fail "stripped: over 50 distinct addresses to compare ($n)"
 fi
 
+# The same capture with the strip twin at the recorded path: the walk by
+# the function table's SP deltas gives every sample the return addresses
+# the walk by the symbols build's CFI (.debug_frame) gave.
+user_pcs() {
+	awk '!/^\t/ { if (NF) print s; s = ""; next }
+	     $NF != "kernel" { s = s " " $1 } END { print s }' "$1"
+}
+mv "$T/gowork" "$T/gowork.sym" && cp "$T/gowork-st" "$T/gowork" &&
+	restack_clean convert "$T/gowork.data" --to script \
+		-o "$T/swapped.script" || fail "restack converts with the twin"
+mv "$T/gowork.sym" "$T/gowork"
+user_pcs "$T/gowork.script" >"$T/cfi.pcs"
+user_pcs "$T/swapped.script" >"$T/gopcln.pcs"
+same_file "$T/cfi.pcs" "$T/gopcln.pcs" \
+	"stripped twin: every sample's user stack equals the CFI walk's ($(wc -l <"$T/cfi.pcs") samples)"
+
 # Without section headers the table is found by its header: the same
 # names for the same addresses.
 python3 - "$T/gowork-st" "$T/gowork-nosh" <<'PY'
