@@ -6,12 +6,15 @@
  *   then pointer-sized: nfunc, nfiles, text start, and the offsets from
  *   the header of funcnametab, cutab, filetab, pctab and the function
  *   table ("pclntab").
- * The function table holds nfunc + 1 pairs of u32 (entry offset from the
+ * The function table holds nfunc pairs of u32 (entry offset from the
  * text start, offset of the function's _func record from the table's
- * start), sorted by entry; the last entry's offset is the end of text.
+ * start), sorted by entry, then one more entry: the end of the text.
  * A _func record starts u32 entry offset, i32 name offset (into
  * funcnametab, NUL-terminated), i32 args, u32 deferreturn, u32 pcsp
- * (offset into pctab).  A pc-value table is a run of (value delta,
+ * (offset into pctab).
+ * Go 1.16 and 1.17 (magic 0xfffffffa) differ in three places: the header
+ * has no text start, the function table's fields are pointer-sized and
+ * its entries addresses, and so is a _func record's first field.  A pc-value table is a run of (value delta,
  * pc delta) pairs of unsigned LEB128 numbers: the value delta zig-zag
  * coded, the pc delta in units of the pc quantum, starting from value -1
  * at the entry; a zero byte where a value delta would follow ends it
@@ -26,7 +29,6 @@
 #include "common/mem.h"
 #include "unwind/module.h"
 
-#define GP_FUNC_MIN 20     /* _func bytes read: up to and with pcsp */
 #define GP_SPECIAL_MAX 16  /* functions of kind other than NORMAL */
 
 struct gp_special {
@@ -37,7 +39,10 @@ struct gp_special {
 struct gopclntab {
 	uint8_t *data;             /* the table, owned */
 	size_t size;
-	uint64_t text;             /* the entries' base address */
+	uint64_t text;             /* the entries' base address (1.18+) */
+	bool absolute;             /* 1.16: entries are addresses, pointer
+				    * sized, and so is _func's first field */
+	unsigned field;            /* bytes of a function table field */
 	uint32_t nfunc;
 	unsigned quantum;
 	size_t funcnames, pctab;   /* offsets in data, validated */
@@ -73,43 +78,56 @@ uint32_t gopclntab_count(const struct gopclntab *t)
 	return t ? t->nfunc : 0;
 }
 
-/* Entry i of the function table (i <= nfunc, checked at parse). */
-static void gp_ftab(const struct gopclntab *t, uint32_t i, uint32_t *entry,
-		    uint32_t *funcoff)
+/*
+ * The address function i starts at (i <= nfunc: the last entry is the end
+ * of the text), and the offset of its record (i < nfunc).  The table holds
+ * nfunc pairs and one more entry (checked at parse).
+ */
+static uint64_t gp_entry(const struct gopclntab *t, uint32_t i)
 {
-	const uint8_t *p = t->data + t->ftab + 8 * (size_t)i;
+	uint64_t e = gp_word(t->data + t->ftab + 2 * (size_t)t->field * i,
+			     t->field);
 
-	*entry = gp_u32(p);
-	*funcoff = gp_u32(p + 4);
+	return t->absolute ? e : t->text + e;
+}
+
+static uint64_t gp_funcoff(const struct gopclntab *t, uint32_t i)
+{
+	return gp_word(t->data + t->ftab + 2 * (size_t)t->field * i +
+			       t->field,
+		       t->field);
 }
 
 /* Checks the header and the function table; fills t. */
 static const char *gp_check(struct gopclntab *t, uint64_t text)
 {
 	const uint8_t *d = t->data;
-	unsigned ptrsize;
-	uint64_t nfunc, off[5], hdr;
-	uint32_t i, prev = 0;
-	size_t k;
+	unsigned ptrsize, words, k;
+	uint64_t nfunc, off[5], hdr, prev = 0;
+	uint32_t i, magic;
 
 	if (t->size < 8)
 		return "too short for a header";
-	if (gp_u32(d) != GOPCLNTAB_MAGIC_118 &&
-	    gp_u32(d) != GOPCLNTAB_MAGIC_120)
+	magic = gp_u32(d);
+	if (magic != GOPCLNTAB_MAGIC_116 && magic != GOPCLNTAB_MAGIC_118 &&
+	    magic != GOPCLNTAB_MAGIC_120)
 		return "unknown magic number";
 	ptrsize = d[7];
 	t->quantum = d[6];
 	if (d[4] || d[5] || (ptrsize != 4 && ptrsize != 8) ||
 	    (t->quantum != 1 && t->quantum != 2 && t->quantum != 4))
 		return "bad header fields";
-	hdr = 8 + 8 * (uint64_t)ptrsize;
+	/* nfunc, nfiles, [text start,] five table offsets */
+	t->absolute = magic == GOPCLNTAB_MAGIC_116;
+	words = t->absolute ? 7 : 8;
+	hdr = 8 + words * (uint64_t)ptrsize;
 	if (t->size < hdr)
 		return "too short for a header";
 	nfunc = gp_word(d + 8, ptrsize);
-	if (gp_word(d + 8 + 2 * ptrsize, ptrsize))
+	if (!t->absolute && gp_word(d + 8 + 2 * ptrsize, ptrsize))
 		text = gp_word(d + 8 + 2 * ptrsize, ptrsize);
 	for (k = 0; k < 5; k++) {
-		off[k] = gp_word(d + 8 + (3 + k) * ptrsize, ptrsize);
+		off[k] = gp_word(d + 8 + (words - 5 + k) * ptrsize, ptrsize);
 		if (off[k] < hdr || off[k] > t->size)
 			return "offset out of the table";
 	}
@@ -117,8 +135,9 @@ static const char *gp_check(struct gopclntab *t, uint64_t text)
 	for (k = 1; k < 5; k++)
 		if (off[k] < off[k - 1])
 			return "tables out of order";
-	if (nfunc == 0 || nfunc >= UINT32_MAX / 8 ||
-	    (t->size - off[4]) / 8 < nfunc + 1)
+	t->field = t->absolute ? ptrsize : 4;
+	if (nfunc == 0 || nfunc >= UINT32_MAX / 16 ||
+	    (t->size - off[4]) / t->field < 2 * nfunc + 1)
 		return "function table out of the table";
 	t->nfunc = (uint32_t)nfunc;
 	t->text = text;
@@ -127,12 +146,11 @@ static const char *gp_check(struct gopclntab *t, uint64_t text)
 	t->ftab = (size_t)off[4];
 	t->ftab_size = t->size - t->ftab;
 	for (i = 0; i <= t->nfunc; i++) {
-		uint32_t entry, funcoff;
+		uint64_t e = gp_entry(t, i);
 
-		gp_ftab(t, i, &entry, &funcoff);
-		if (entry < prev)
+		if (e < prev)
 			return "function table not sorted";
-		prev = entry;
+		prev = e;
 	}
 	return NULL;
 }
@@ -163,25 +181,28 @@ struct gopclntab *gopclntab_parse(const void *data, size_t size,
 bool gopclntab_func(const struct gopclntab *t, uint32_t i,
 		    struct gopclntab_func *f)
 {
-	uint32_t entry, funcoff, next, dummy, name_off;
+	uint64_t funcoff, own;
+	uint32_t name_off;
 	const uint8_t *rec;
-	size_t n, names_left;
+	size_t n, names_left, need;
 
 	memset(f, 0, sizeof(*f));
 	if (!t || i >= t->nfunc)
 		return false;
-	gp_ftab(t, i, &entry, &funcoff);
-	gp_ftab(t, i + 1, &next, &dummy);
 	f->index = i;
-	f->start = t->text + entry;
-	f->end = t->text + next;
-	if (funcoff > t->ftab_size || t->ftab_size - funcoff < GP_FUNC_MIN)
+	f->start = gp_entry(t, i);
+	f->end = gp_entry(t, i + 1);
+	funcoff = gp_funcoff(t, i);
+	/* _func: entry, i32 name offset, i32 args, u32 deferreturn, u32 pcsp */
+	need = t->field + 16;
+	if (funcoff > t->ftab_size || t->ftab_size - funcoff < need)
 		return false;
 	rec = t->data + t->ftab + funcoff;
 	/* the record's own entry must agree with the table's */
-	if (gp_u32(rec) != entry)
+	own = gp_word(rec, t->field);
+	if ((t->absolute ? own : t->text + own) != f->start)
 		return false;
-	name_off = gp_u32(rec + 4);
+	name_off = gp_u32(rec + t->field);
 	if (name_off >= t->size - t->funcnames)
 		return false;
 	names_left = t->size - t->funcnames - name_off;
@@ -190,24 +211,23 @@ bool gopclntab_func(const struct gopclntab *t, uint32_t i,
 	if (n == 0 || n == names_left)
 		return false;   /* empty, or no NUL before the end */
 	f->name = (const char *)t->data + t->funcnames + name_off;
-	f->pcsp = gp_u32(rec + 16);
+	f->pcsp = gp_u32(rec + t->field + 12);
 	return true;
 }
 
 bool gopclntab_find(const struct gopclntab *t, uint64_t addr,
 		    struct gopclntab_func *f)
 {
-	uint32_t lo = 0, hi, entry, dummy;
+	uint32_t lo = 0, hi;
 
-	if (!t || addr < t->text || addr - t->text > UINT32_MAX)
+	if (!t)
 		return false;
 	hi = t->nfunc;
 	/* the last function whose entry is at or below addr */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		gp_ftab(t, mid, &entry, &dummy);
-		if (t->text + entry <= addr)
+		if (gp_entry(t, mid) <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -342,13 +362,14 @@ static void gp_note_special(struct gopclntab *t)
 /*
  * The table found by its header in the file's loaded bytes: the magic,
  * two zero bytes, the quantum and the pointer size of x86-64, then a
- * header and function table gp_check() accepts whose text start lies in
- * an executable segment.
+ * header and function table gp_check() accepts whose first function
+ * lies in another segment (the text).
  */
 static struct gopclntab *gp_search(struct module *m, const uint8_t *file,
 				   size_t file_size)
 {
-	static const uint8_t pat[2][8] = {
+	static const uint8_t pat[3][8] = {
+		{ 0xfa, 0xff, 0xff, 0xff, 0, 0, 1, 8 },
 		{ 0xf0, 0xff, 0xff, 0xff, 0, 0, 1, 8 },
 		{ 0xf1, 0xff, 0xff, 0xff, 0, 0, 1, 8 },
 	};
@@ -368,17 +389,20 @@ static struct gopclntab *gp_search(struct module *m, const uint8_t *file,
 			const char *why;
 			unsigned e;
 
-			for (k = 0; k < 2; k++)
+			uint64_t first;
+
+			for (k = 0; k < ARRAY_SIZE(pat); k++)
 				if (!memcmp(p, pat[k], 8))
 					break;
-			if (k == 2)
+			if (k == ARRAY_SIZE(pat))
 				continue;
 			t = gopclntab_parse(p, (size_t)(hi - p), 0, &why);
 			if (!t)
 				continue;
+			first = gp_entry(t, 0);
 			for (e = 0; e < m->nr_segs; e++)
-				if (t->text >= m->segs[e].vaddr &&
-				    t->text - m->segs[e].vaddr <
+				if (first >= m->segs[e].vaddr &&
+				    first - m->segs[e].vaddr <
 					    m->segs[e].memsz &&
 				    e != s)
 					return t;

@@ -4,8 +4,8 @@
  * pointer deltas, which a Go executable keeps when it has no symbols, no
  * DWARF and no .eh_frame (go build -ldflags="-s -w", strip).
  *
- * Layouts read: Go 1.18-1.19 (magic 0xfffffff0) and 1.20 onwards
- * (0xfffffff1), little-endian.  Every offset read from the table is
+ * Layouts read: Go 1.16-1.17 (magic 0xfffffffa), 1.18-1.19 (0xfffffff0)
+ * and 1.20 onwards (0xfffffff1), little-endian.  Every offset read from the table is
  * checked against the table's size: a damaged table is refused when
  * parsed, or answers "unknown" for the functions it damages.
  *
@@ -23,6 +23,7 @@
 struct module;
 struct gopclntab;
 
+#define GOPCLNTAB_MAGIC_116 0xfffffffau  /* Go 1.16, 1.17 */
 #define GOPCLNTAB_MAGIC_118 0xfffffff0u  /* Go 1.18, 1.19 */
 #define GOPCLNTAB_MAGIC_120 0xfffffff1u  /* Go 1.20 onwards */
 

@@ -15,7 +15,7 @@
 #define PCTAB 128u
 #define FTAB 160u
 #define FUNC_SIZE 44u    /* Go 1.20's _func without pcdata/funcdata */
-#define TABLE_SIZE (FTAB + 4 * 8 + 3 * FUNC_SIZE)
+#define TABLE_SIZE (FTAB + 7 * 8 + 3 * FUNC_SIZE) /* 1.16's; 1.20 is 24 less */
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -76,6 +76,44 @@ static void make_table(uint8_t *t)
 	}
 }
 
+/*
+ * The same functions in Go 1.16's layout: no text start in the header,
+ * pointer-sized function table fields holding addresses, an address as
+ * a _func record's first field.
+ */
+static void make_table_116(uint8_t *t)
+{
+	static const uint32_t entry[] = { 0, 0x40, 0x60, 0x80 };
+	uint8_t t20[TABLE_SIZE];
+	unsigned i;
+
+	make_table(t20);
+	memset(t, 0, TABLE_SIZE);
+	put32(t, GOPCLNTAB_MAGIC_116);
+	t[6] = 1;
+	t[7] = 8;
+	put64(t + 8, 3);                   /* nfunc */
+	put64(t + 16, 0);                  /* nfiles */
+	put64(t + 24, NAMES);
+	put64(t + 32, PCTAB);              /* cutab: empty */
+	put64(t + 40, PCTAB);              /* filetab: empty */
+	put64(t + 48, PCTAB);
+	put64(t + 56, FTAB);
+	memcpy(t + NAMES, t20 + NAMES, FTAB - NAMES);
+	for (i = 0; i < 4; i++) {
+		uint32_t off = 3 * 16 + 8 + i * FUNC_SIZE;
+
+		put64(t + FTAB + 16 * i, TEXT + entry[i]);
+		if (i == 3)
+			break;
+		put64(t + FTAB + 16 * i + 8, off);
+		put64(t + FTAB + off, TEXT + entry[i]);
+		/* name offset, args, deferreturn, pcsp: as Go 1.20's */
+		memcpy(t + FTAB + off + 8,
+		       t20 + FTAB + 4 * 8 + i * FUNC_SIZE + 4, 16);
+	}
+}
+
 static struct gopclntab *parse(const uint8_t *t, size_t n)
 {
 	const char *why = NULL;
@@ -124,6 +162,30 @@ static void test_lookups(void)
 	gopclntab_free(g);
 }
 
+static void test_116(void)
+{
+	uint8_t t[TABLE_SIZE];
+	struct gopclntab *g;
+	struct gopclntab_func f;
+	int32_t d = -1;
+
+	make_table_116(t);
+	g = parse(t, sizeof(t));
+	if (!CHECK(g != NULL, "a Go 1.16 table parses"))
+		return;
+	CHECK_EQ_U64(gopclntab_count(g), 3, "1.16: three functions");
+	CHECK(gopclntab_find(g, TEXT + 0x10, &f) && !strcmp(f.name, "main.a") &&
+		      f.start == TEXT && f.end == TEXT + 0x40,
+	      "1.16: main.a at its address");
+	CHECK(gopclntab_spdelta(g, &f, TEXT + 0x10, &d) && d == 24,
+	      "1.16: delta 24 after the prologue");
+	CHECK(gopclntab_find(g, TEXT + 0x7f, &f) &&
+		      !strcmp(f.name, "runtime.systemstack"),
+	      "1.16: the last function");
+	CHECK(!gopclntab_find(g, TEXT + 0x80, &f), "1.16: past the end: none");
+	gopclntab_free(g);
+}
+
 static void test_kinds(void)
 {
 	CHECK(gopclntab_kind_of("runtime.goexit") == GOPCLNTAB_ROOT,
@@ -169,6 +231,9 @@ static void test_refused(void)
 	make_table(t);
 	put32(t, 0xfffffffb);
 	CHECK(parse(t, sizeof(t)) == NULL, "Go 1.2's magic: refused");
+	make_table_116(t);
+	put64(t + FTAB + 16, TEXT - 1);
+	CHECK(parse(t, sizeof(t)) == NULL, "1.16: unsorted entries: refused");
 	make_table(t);
 	t[7] = 5;
 	CHECK(parse(t, sizeof(t)) == NULL, "pointer size 5: refused");
@@ -237,7 +302,8 @@ static void exercise(const struct gopclntab *g)
 			(void)gopclntab_spdelta(g, &f, a, &d);
 }
 
-static void test_damage(void)
+/* Every byte of the table of a layout changed, every length cut. */
+static unsigned damage(void (*make)(uint8_t *))
 {
 	static const uint8_t values[] = { 0x00, 0x01, 0x7f, 0x80, 0xff };
 	uint8_t t[TABLE_SIZE];
@@ -249,7 +315,7 @@ static void test_damage(void)
 			struct gopclntab *g;
 			uint8_t *copy;
 
-			make_table(t);
+			make(t);
 			t[i] = values[v];
 			/* an exact-size heap copy: ASan sees any overread */
 			copy = malloc(sizeof(t));
@@ -263,9 +329,7 @@ static void test_damage(void)
 			gopclntab_free(g);
 		}
 	}
-	CHECK(parsed > 0, "damaged tables read without a crash (%u parsed)",
-	      parsed);
-	make_table(t);
+	make(t);
 	for (n = 0; n < TABLE_SIZE; n++) {
 		struct gopclntab *g = parse(t, n);
 
@@ -273,12 +337,24 @@ static void test_damage(void)
 			exercise(g);
 		gopclntab_free(g);
 	}
-	CHECK(1, "every cut of the table read without a crash");
+	return parsed;
+}
+
+static void test_damage(void)
+{
+	unsigned parsed = damage(make_table);
+
+	CHECK(parsed > 0, "damaged 1.20 tables read without a crash "
+			  "(%u parsed)", parsed);
+	parsed = damage(make_table_116);
+	CHECK(parsed > 0, "damaged 1.16 tables read without a crash "
+			  "(%u parsed)", parsed);
 }
 
 int main(void)
 {
 	test_lookups();
+	test_116();
 	test_kinds();
 	test_refused();
 	test_damage();
