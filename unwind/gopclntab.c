@@ -437,6 +437,8 @@ struct gopclntab *gopclntab_load(struct module *m)
 	if (!m->elf || m->is_jit)
 		return NULL;
 	scn = module_elf_section(m->elf, ".gopclntab", &sh);
+	if (!scn)   /* position-independent builds */
+		scn = module_elf_section(m->elf, ".data.rel.ro.gopclntab", &sh);
 	if (scn && sh.sh_type != SHT_NOBITS &&
 	    (d = elf_getdata(scn, NULL)) && d->d_buf) {
 		/* the text start, should the header give none */

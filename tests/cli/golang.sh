@@ -3,7 +3,8 @@
 # to varied depths, one allocating, one creating goroutines) built with
 # Debian's go, recorded with perf record --call-graph dwarf:
 #  - stripped (strip of the symbols build: the same text; and
-#    go build -ldflags="-s -w"): frames named from .gopclntab as
+#    go build -ldflags="-s -w", also with -buildmode=pie, where the table
+#    is .data.rel.ro.gopclntab): frames named from .gopclntab as
 #    `go tool addr2line` names them on the symbols build, >= 99% of user
 #    frames named, >= 95% of samples at a Go root (runtime.goexit,
 #    runtime.mstart, runtime.rt0_go), every sample counted as rooted
@@ -28,14 +29,16 @@ cp "$TESTDATA/src/gowork.go" "$T/"
 	skip_all "go build fails: $(head -n 1 "$T/go.err")"
 (cd "$T" && gobuild build -ldflags="-s -w" -o gowork-sw gowork.go) \
 	>>"$T/go.err" 2>&1 || skip_all "go build -s -w fails"
+(cd "$T" && gobuild build -buildmode=pie -ldflags="-s -w" -o gowork-pie \
+	gowork.go) >>"$T/go.err" 2>&1 || skip_all "go build -buildmode=pie fails"
 strip -o "$T/gowork-st" "$T/gowork" || skip_all "strip fails"
-for b in gowork-st gowork-sw; do
+for b in gowork-st gowork-sw gowork-pie; do
 	if readelf -S "$T/$b" | grep -qE '\.symtab|\.debug_'; then
 		fail "$b has no symbol table and no DWARF"
 	fi
 done
 
-for b in gowork gowork-st gowork-sw; do
+for b in gowork gowork-st gowork-sw gowork-pie; do
 	record -e cpu-clock --call-graph dwarf -o "$T/$b.data" \
 		-- "$T/$b" 1000
 	case $? in
@@ -74,14 +77,15 @@ named() {
 
 # Go roots and stack switches in a folded file: "rooted total bad",
 # bad counting samples without a marker whose outermost frame is not a
-# Go root.
+# Go root (or the dynamic linker's, in a position-independent build).
 roots() {
 	awk '{
 		c = $NF; sub(/ [0-9]+$/, ""); n = split($0, f, ";")
 		t += c
 		r = f[2]; sub(/\.abi0$/, "", r)
 		if (r == "runtime.goexit" || r == "runtime.mstart" ||
-		    r == "runtime.rt0_go")
+		    r == "runtime.rt0_go" ||
+		    r == "_start" || r == "_dl_start_user")   # ld.so (pie)
 			g += c
 		else if (r !~ /^\[truncated: /)
 			bad += c
@@ -91,7 +95,7 @@ roots() {
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }'; }
 at_least() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { exit !(b && a >= p * b / 100) }'; }
 
-for b in gowork-st gowork-sw; do
+for b in gowork-st gowork-sw gowork-pie; do
 	read -r g n <<<"$(named "$T/$b.script" "$b")"
 	if at_least "$g" "$n" 99; then
 		ok "$b: $g of $n user frames named ($(pct "$g" "$n")%)"
@@ -101,9 +105,9 @@ for b in gowork-st gowork-sw; do
 	fi
 	read -r g n bad <<<"$(roots "$T/$b.folded")"
 	if at_least "$g" "$n" 95; then
-		ok "$b: $g of $n samples reach a Go root ($(pct "$g" "$n")%)"
+		ok "$b: $g of $n samples reach the root ($(pct "$g" "$n")%)"
 	else
-		fail "$b: >= 95% of samples reach a Go root: $g of $n" \
+		fail "$b: >= 95% of samples reach the root: $g of $n" \
 			"$(grep -A 14 '^end reasons' "$T/$b.stats")"
 	fi
 	rooted=$(awk '$1 == "reached" && $2 == "root" { print $3 }' "$T/$b.stats")
