@@ -14,11 +14,11 @@
  * (offset into pctab).
  * Go 1.16 and 1.17 (magic 0xfffffffa) differ in three places: the header
  * has no text start, the function table's fields are pointer-sized and
- * its entries addresses, and so is a _func record's first field.  A pc-value table is a run of (value delta,
- * pc delta) pairs of unsigned LEB128 numbers: the value delta zig-zag
- * coded, the pc delta in units of the pc quantum, starting from value -1
- * at the entry; a zero byte where a value delta would follow ends it
- * (except for the first pair).
+ * its entries addresses, and so is a _func record's first field.
+ * A pc-value table is a run of (value delta, pc delta) pairs of unsigned
+ * LEB128 numbers: the value delta zig-zag coded, the pc delta in units of
+ * the pc quantum, starting from value -1 at the entry; a zero byte where
+ * a value delta would follow ends it (except for the first pair).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -387,9 +387,8 @@ static struct gopclntab *gp_search(struct module *m, const uint8_t *file,
 		for (p = lo; hi - p >= 8; p += 8) {
 			struct gopclntab *t;
 			const char *why;
-			unsigned e;
-
 			uint64_t first;
+			unsigned e;
 
 			for (k = 0; k < ARRAY_SIZE(pat); k++)
 				if (!memcmp(p, pat[k], 8))

@@ -5,9 +5,10 @@
  * DWARF and no .eh_frame (go build -ldflags="-s -w", strip).
  *
  * Layouts read: Go 1.16-1.17 (magic 0xfffffffa), 1.18-1.19 (0xfffffff0)
- * and 1.20 onwards (0xfffffff1), little-endian.  Every offset read from the table is
- * checked against the table's size: a damaged table is refused when
- * parsed, or answers "unknown" for the functions it damages.
+ * and 1.20 onwards (0xfffffff1), little-endian.  Every offset read from
+ * the table is checked against the table's size: a damaged table is
+ * refused when parsed, or answers "unknown" for the functions it
+ * damages.
  *
  * A parsed table owns a copy of its bytes; the names it returns live as
  * long as the table.  A module's table (gopclntab_load()) is owned by the
