@@ -77,7 +77,8 @@ named() {
 
 # Go roots and stack switches in a folded file: "rooted total bad",
 # bad counting samples without a marker whose outermost frame is not a
-# Go root (or the dynamic linker's, in a position-independent build).
+# Go root (or the dynamic linker's, in a position-independent build, or
+# runtime.clone, where a new thread starts: its stack is still empty).
 roots() {
 	awk '{
 		c = $NF; sub(/ [0-9]+$/, ""); n = split($0, f, ";")
@@ -85,6 +86,7 @@ roots() {
 		r = f[2]; sub(/\.abi0$/, "", r)
 		if (r == "runtime.goexit" || r == "runtime.mstart" ||
 		    r == "runtime.rt0_go" ||
+		    r == "runtime.clone" ||  # a new thread, before mstart
 		    r == "_start" || r == "_dl_start_user")   # ld.so (pie)
 			g += c
 		else if (r !~ /^\[truncated: /)
