@@ -15,6 +15,7 @@
 #include "common/mem.h"
 #include "unwind/cfi.h"
 #include "unwind/dwcache.h"
+#include "unwind/locate.h"
 #include "unwind/modinfo.h"
 #include "unwind/module.h"
 
@@ -819,6 +820,38 @@ static int run_extra_pass(struct run *run, enum resolve_pass pass,
 	return rc;
 }
 
+/*
+ * A note when stacks stop in JIT code without unwinding information (a
+ * perf map names the code, nothing says where its caller is): how the
+ * runtime can keep frame pointers, for Java its flag.  Said at 1% of the
+ * samples or more.
+ */
+static void run_jit_note(const struct run *run, const char *path)
+{
+	const struct module *m;
+	uint64_t n = 0, all = run->res.stats.samples;
+	bool java = false;
+
+	for (m = run->res.mc->all; m; m = m->next) {
+		const char *base = strrchr(m->path, '/');
+
+		if (locate_is_perf_map(m->path))
+			n += m->no_cfi;
+		else if (base && !strcmp(base, "/libjvm.so") &&
+			 m->status != MODULE_PENDING)
+			java = true;
+	}
+	if (!n || n * 100 < all)
+		return;
+	cmd_error("note: %s: %llu samples (%.1f%%) stop in JIT code without "
+		  "unwinding information; %s", path, (unsigned long long)n,
+		  100.0 * (double)n / (double)all,
+		  java ? "run Java with -XX:+PreserveFramePointer (frame "
+			 "pointers through compiled code)" :
+			 "the runtime should keep frame pointers or write "
+			 "its unwinding information to a jitdump");
+}
+
 int run_capture(struct run *run, const struct run_opts *opts,
 		const char *path, unsigned flags, run_sample_fn fn, void *ctx)
 {
@@ -894,8 +927,10 @@ done:
 	    !symbolizer_has_kallsyms(&run->res.sym) && !opts->quiet)
 		cmd_error("warning: cannot read kernel symbols from '%s'",
 			  run->kallsyms_used);
-	if (!opts->quiet)
+	if (!opts->quiet) {
 		lookup_report(&run->lookup, run->res.mc);
+		run_jit_note(run, path);
+	}
 	if (opts->event && run->event_attr < 0 && !opts->quiet)
 		cmd_error("warning: %s: no samples of event '%s'", path,
 			  opts->event);

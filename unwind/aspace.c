@@ -174,8 +174,34 @@ static struct aspace_maps *maps_replace(const struct aspace_maps *old,
 	return n;
 }
 
+/*
+ * The module name of an executable mapping: anonymous memory (JIT code)
+ * is named "/tmp/perf-PID.map" after the perf map that names its code, as
+ * perf does (its map__new(): "//anon", "/dev/zero", "/anon_hugepage",
+ * "[stack...", "[heap]", "/SYSV..."), so a process's JIT code is one
+ * module of its own.  buf holds the name made.
+ */
+static const char *aspace_map_name(const struct event *ev, char *buf,
+				   size_t size)
+{
+	static const char *const anon[] = {
+		"//anon", "/dev/zero", "/anon_hugepage", "[stack", "/SYSV",
+	};
+	const char *f = ev->mmap.filename;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(anon); i++)
+		if (!strncmp(f, anon[i], strlen(anon[i])))
+			break;
+	if (i == ARRAY_SIZE(anon) && strcmp(f, "[heap]"))
+		return f;
+	snprintf(buf, size, "/tmp/perf-%d.map", (int)ev->pid);
+	return buf;
+}
+
 static int aspace_mmap(struct aspace *as, const struct event *ev)
 {
+	char name[32];
 	const struct event_mmap *mm = &ev->mmap;
 	struct aspace_proc *p;
 	struct aspace_maps *n;
@@ -196,7 +222,9 @@ static int aspace_mmap(struct aspace *as, const struct event *ev)
 		add.start = mm->start;
 		add.end = mm->start + mm->len;
 		add.pgoff = mm->pgoff;
-		add.mod = modcache_get(as->mc, mm->filename, mm->build_id,
+		add.mod = modcache_get(as->mc,
+				       aspace_map_name(ev, name, sizeof(name)),
+				       mm->build_id,
 				       mm->build_id_size,
 				       ((uint64_t)mm->maj << 32) | mm->min,
 				       mm->ino);

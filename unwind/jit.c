@@ -30,7 +30,19 @@ struct jit_table {
 	uint64_t max_len;
 	uint8_t *dump;          /* the jitdump's bytes (eh_frame data) */
 	bool unsorted;          /* symbols added since the last sort */
+	char module[32];        /* "/tmp/perf-PID.map", as perf names the
+				 * process's JIT code */
 };
+
+static struct jit_table *jit_table_new(int32_t pid)
+{
+	struct jit_table *t = mem_zalloc(1, sizeof(*t));
+
+	if (t)
+		snprintf(t->module, sizeof(t->module), "/tmp/perf-%d.map",
+			 (int)pid);
+	return t;
+}
 
 void jit_init(struct jit_index *j, const char *const *dirs, unsigned nr)
 {
@@ -105,6 +117,7 @@ static int jit_add(struct jit_index *j, struct jit_table *t, uint64_t start,
 	s->name = arena_strndup(&j->arena, name, nlen);
 	if (!s->name)
 		return -1;
+	s->module = t->module;
 	s->start = start;
 	s->end = start + len;
 	s->time = time;
@@ -347,7 +360,7 @@ struct module *jit_cfi_module(struct jit_index *j, struct jit_sym *s)
 	}
 	m->image = img;
 	m->image_size = size;
-	m->path = mem_strdup("[jit]");
+	m->path = mem_strdup(s->module);
 	m->status = MODULE_OK;
 	m->is_jit = true;
 	m->fd = m->debug_fd = -1;
@@ -383,7 +396,7 @@ static int jit_sym_cmp(const void *a, const void *b)
 
 static struct jit_table *jit_load(struct jit_index *j, int32_t pid)
 {
-	struct jit_table *t = mem_zalloc(1, sizeof(*t));
+	struct jit_table *t = jit_table_new(pid);
 	char name[64];
 	FILE *f;
 	void *v;
@@ -461,7 +474,7 @@ int jit_add_symbol(struct jit_index *j, int32_t pid, uint64_t start,
 	struct jit_table *t = jit_table_get(j, pid);
 
 	if (!t) {   /* no files: a table of its own */
-		t = mem_zalloc(1, sizeof(*t));
+		t = jit_table_new(pid);
 		if (!t || hashmap_put(&j->by_pid, (uint32_t)pid, t) < 0) {
 			free(t);
 			return -1;

@@ -24,6 +24,8 @@ struct jit_sym {
 	uint64_t start, end;
 	uint64_t time;          /* load time (jitdump), or order (perf map) */
 	const char *name;
+	const char *module;     /* "/tmp/perf-PID.map": perf's name for the
+				 * process's JIT code (the table's) */
 	bool from_dump;
 	/* jitdump UNWINDING_INFO for this code: .eh_frame bytes laid out
 	 * as if at start + ALIGN8(size) (in the table's copy of the dump) */

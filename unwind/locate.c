@@ -25,9 +25,21 @@ enum locate_step {
 	LOCATE_STEP_END,
 };
 
+bool locate_is_perf_map(const char *path)
+{
+	const char *p;
+
+	if (strncmp(path, "/tmp/perf-", 10))
+		return false;
+	for (p = path + 10; *p >= '0' && *p <= '9'; p++)
+		;
+	return p > path + 10 && !strcmp(p, ".map");
+}
+
 bool locate_is_special(const char *recorded)
 {
 	return recorded[0] != '/' || !strncmp(recorded, "//anon", 6) ||
+	       locate_is_perf_map(recorded) ||
 	       !strncmp(recorded, "/dev/", 5) ||
 	       !strncmp(recorded, "/memfd:", 7) ||
 	       !strncmp(recorded, "/SYSV", 5) ||

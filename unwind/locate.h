@@ -80,6 +80,13 @@ bool locate_elf_needs_debug(const char *path);
 bool locate_is_special(const char *recorded);
 
 /*
+ * Whether path is "/tmp/perf-PID.map": the name perf gives a process's
+ * anonymous executable memory (JIT code), whose symbols a perf map holds;
+ * never a file to load as a module.
+ */
+bool locate_is_perf_map(const char *path);
+
+/*
  * Removes dir and everything below it, never following symbolic links
  * (private temporary directories: an extracted archive, a client cache).
  */

@@ -556,6 +556,7 @@ static bool mod_is_special(const char *path)
 	if (path[0] == '[')
 		return strcmp(path, "[vdso]") != 0;
 	return path[0] != '/' || !strncmp(path, "//anon", 6) ||
+	       locate_is_perf_map(path) ||
 	       !strncmp(path, "/dev/", 5) || !strncmp(path, "/memfd:", 7) ||
 	       !strncmp(path, "/SYSV", 5) || strstr(path, " (deleted)");
 }

@@ -425,7 +425,10 @@ static void resolve_count_modules(const struct unwind_result *ur)
 	unsigned i;
 
 	for (i = 0; i < ur->nr; i++) {
-		struct module *m = ur->frames[i].mod;
+		const struct unwind_frame *f = &ur->frames[i];
+		/* JIT code counts for its perf map module */
+		struct module *m = f->mod && !f->mod->is_jit ? f->mod :
+								f->map_mod;
 
 		if (!m)
 			continue;

@@ -248,7 +248,7 @@ const struct sym_loc *symbolize_jit(struct symbolizer *s,
 
 	if (hashmap_get(&s->jit, (uint64_t)(uintptr_t)sym, &v))
 		return v;
-	l = sym_new(s, "[jit]", sym->start, SYM_JIT, 1);
+	l = sym_new(s, sym->module, sym->start, SYM_JIT, 1);
 	if (!l)
 		return NULL;
 	l->e[0].name = sym->name;

@@ -21,6 +21,7 @@
 #include "unwind/cfi.h"
 #include "unwind/ehhdr.h"
 #include "unwind/gopclntab.h"
+#include "unwind/locate.h"
 #include "unwind/module.h"
 #include "unwind/x86insn.h"
 
@@ -313,6 +314,7 @@ static void uw_locate_in(struct unwinder *u, const struct aspace_map *map,
 	f->pc = pc;
 	f->addr = lookup_pc;
 	f->mod = NULL;
+	f->map_mod = map ? map->mod : NULL;
 	f->map_path = NULL;
 	f->rel = lookup_pc;
 	if (!map || map->mod->status == MODULE_NO_FILE) {
@@ -337,6 +339,12 @@ static void uw_locate_in(struct unwinder *u, const struct aspace_map *map,
 		return;
 	}
 	f->mod = map->mod;
+}
+
+/* Whether frame f is in JIT code: anonymous executable memory. */
+static bool uw_is_jit_code(const struct unwind_frame *f)
+{
+	return f->map_mod && locate_is_perf_map(f->map_mod->path);
 }
 
 /* Fills frame f for pc; the mapping is looked up at lookup_pc. */
@@ -611,7 +619,8 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 			if (st == CFI_STEP_BAD) {
 				u->cfi_rows_bad++;
 				res->end = END_NO_CFI;
-				res->end_mod = f->mod;
+				res->end_mod = f->mod->is_jit ? f->map_mod :
+								f->mod;
 				res->end_addr = pc;
 				break;
 			}
@@ -631,11 +640,18 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 						nr == 1, &scans, &why);
 
 			if (origin < 0) {
-				/* No file behind the code: say so. */
+				/*
+				 * No file behind the code: say so, but JIT
+				 * code (anonymous memory) has no file to
+				 * find; it lacks unwinding information.
+				 */
 				if (!f->mod && why != END_WINDOW)
-					why = END_NO_MODULE;
+					why = uw_is_jit_code(f) ? END_NO_CFI :
+								  END_NO_MODULE;
 				res->end = why;
-				res->end_mod = f->mod;
+				res->end_mod = f->mod && !f->mod->is_jit ?
+						       f->mod :
+						       f->map_mod;
 				res->end_addr = pc;
 				break;
 			}

@@ -41,6 +41,8 @@ struct unwind_frame {
 	uint64_t addr;          /* address to name: pc, or pc - 1 for callers */
 	uint64_t rel;           /* the same in the module's ELF addresses */
 	struct module *mod;     /* NULL: no mapping or no file */
+	struct module *map_mod; /* the mapping's module, file or not (JIT
+				 * code's "/tmp/perf-PID.map"), or NULL */
 	const char *map_path;   /* the mapping's path, or NULL */
 	uint8_t origin;         /* enum frame_origin */
 };
@@ -78,7 +80,8 @@ struct unwind_result {
 	struct unwind_frame *frames;   /* u->frames, leaf first */
 	unsigned nr;
 	uint8_t end;                   /* enum end_reason */
-	struct module *end_mod;        /* where NO_CFI / NO_MODULE happened */
+	struct module *end_mod;        /* where NO_CFI / NO_MODULE happened
+					* (JIT code: its perf map module) */
 	uint64_t end_addr;             /* a failed read, or the bad pc */
 	uint64_t end_cfa;              /* END_WINDOW: the outermost frame's
 					* CFA (its caller's sp) when known,
