@@ -183,6 +183,7 @@ static const struct run_sinks convert_folded_sinks = {
 	.add = convert_folded_add,
 	.join = convert_folded_join,
 	.drop = convert_folded_drop,
+	.names = true,
 };
 
 /* perf.data output: the build-id of a module a stack passes through. */

@@ -455,11 +455,44 @@ int run_setup_resolver(void *ctx, unsigned index, struct resolve *r,
 }
 
 /* Hands a sample a worker resolved to the caller's function. */
+/*
+ * Hands sample s to fn, its user frames named as perf's addr2line named
+ * them by now (a2lstate.h): run_emit()'s callers and run_pass() give the
+ * samples in output order, one at a time.  Returns fn's result, or -1
+ * when out of memory.
+ */
+static int run_give(struct run *run, run_sample_fn fn, void *ctx,
+		    const struct rsample *s)
+{
+	struct rsample copy;
+	uint32_t i;
+
+	for (i = s->nr_kernel; i < s->nr_frames; i++)
+		if (s->frames[i].loc && s->frames[i].loc->a2l)
+			break;
+	if (i == s->nr_frames)
+		return fn(ctx, s);
+	if (mem_grow(&run->a2l_frames, &run->alloc_a2l_frames,
+		     sizeof(*run->a2l_frames), s->nr_frames) < 0)
+		return -1;
+	memcpy(run->a2l_frames, s->frames, s->nr_frames * sizeof(*s->frames));
+	for (; i < s->nr_frames; i++) {
+		struct rframe *f = &run->a2l_frames[i];
+
+		f->loc = a2lstate_loc(&run->a2l, f->loc);
+		if (!f->loc)
+			return -1;
+	}
+	copy = *s;
+	copy.frames = run->a2l_frames;
+	return fn(ctx, &copy);
+}
+
 int run_emit(void *ctx, const struct rsample *s)
 {
 	struct run *run = ctx;
 
-	return run->fn ? run->fn(run->fn_ctx, s) : 0;
+	return run->fn ? run_give(run, run->fn, run->fn_ctx, s) : 0;
 }
 
 unsigned run_jobs(const struct run_opts *o)
@@ -747,7 +780,7 @@ static int run_pass(struct run *run, struct source *rd,
 			rc = resolve_event(&run->res, &ev, &rs);
 			if (rc < 0)
 				goto oom;
-			if (rc > 0 && fn(ctx, &rs) < 0)
+			if (rc > 0 && run_give(run, fn, ctx, &rs) < 0)
 				goto oom;
 			if (on_record && on_record(opts->record_ctx, &ev,
 						   rc > 0 ? &rs : NULL) < 0)
@@ -955,6 +988,8 @@ void run_free(struct run *run)
 	source_close(run->rd);
 	perfdata_windows_free(run->windows); /* after its readers */
 	free(run->kallsyms_used);
+	a2lstate_release(&run->a2l);
+	free(run->a2l_frames);
 	memset(run, 0, sizeof(*run));
 }
 

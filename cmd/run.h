@@ -14,6 +14,7 @@
 #include "common/stack.h"
 #include "formats/perfdata.h"
 #include "formats/source.h"
+#include "unwind/a2lstate.h"
 #include "unwind/pool.h"
 #include "unwind/resolve.h"
 
@@ -40,13 +41,16 @@ typedef int (*run_record_fn)(void *ctx, const struct event *ev,
  * out of memory); add() takes a sample, on that worker's thread only;
  * join(ctx, sink) adds the sink's sums to ctx's and frees it, returning
  * 0, or -1 when out of memory (the sink is freed all the same); drop()
- * frees a sink of a run that failed.  ctx is run_capture()'s.
+ * frees a sink of a run that failed.  ctx is run_capture()'s.  Sums of
+ * names are taken in input order all the same when inline chains are on:
+ * their names depend on what was named before (unwind/a2lstate.h).
  */
 struct run_sinks {
 	void *(*fork)(void *ctx);
 	int (*add)(void *sink, const struct rsample *s);
 	int (*join)(void *ctx, void *sink);
 	void (*drop)(void *sink);
+	bool names;     /* the sums hold frame names */
 };
 
 /*
@@ -149,6 +153,11 @@ struct run {
 	uint64_t progress_tick;          /* event.order / 4096, last seen */
 	run_sample_fn fn;                /* the caller's, for the workers */
 	void *fn_ctx;
+	struct a2lstate a2l;             /* inline chains' names as perf's
+					  * addr2line gave them, in output
+					  * order */
+	struct rframe *a2l_frames;       /* a sample's frames with those */
+	size_t alloc_a2l_frames;
 };
 
 /* run_capture() flags */

@@ -410,8 +410,11 @@ static int run_shard_finish(struct run_shard *rs, bool ok)
 
 int run_capture_sharded(struct run *run, bool ordered)
 {
+	const struct run_sinks *sinks = run->opts->sinks;
 	struct run_shard rs = { .run = run, .ordered = ordered,
-				.summing = run->opts->sinks && !ordered };
+				.summing = sinks && !ordered &&
+					   (!sinks->names ||
+					    run->opts->no_inline) };
 	bool thread_failed;
 	struct err err;
 	unsigned i;

@@ -82,6 +82,28 @@ struct sym_entry {
 };
 
 /*
+ * Names of an inline chain that depend on what addr2line was asked before
+ * (unwind/a2l.h, struct a2l_deps), one entry per sym_entry; the names are
+ * demangled.  A stateful entry is named dwarf, or the symbol its function
+ * was renamed to; entry 0's function, on its first lookup, is named first.
+ */
+struct sym_a2l_entry {
+	uint64_t low;         /* the function's identity in its module */
+	uint32_t idx;
+	bool stateful;        /* false: the sym_entry's name is final */
+	const char *dwarf;
+};
+
+struct sym_a2l {
+	uint64_t module;      /* the module's identity (path, build-id) */
+	const char *real;     /* perf's symbol at the address: an entry
+			       * with another name is inlined */
+	const char *first;    /* entry 0 on its function's first lookup */
+	bool renames;         /* ... which renames the function to it */
+	struct sym_a2l_entry e[];
+};
+
+/*
  * The symbols at one address: nr entries, innermost (inlined) first, the
  * last one being the real function.  module is the mapping's path as the
  * capture names it ("[kernel.kallsyms]" for the kernel).
@@ -93,6 +115,9 @@ struct sym_loc {
 	uint16_t nr;
 	uint8_t build_id_size; /* 0: no build-id known */
 	const uint8_t *build_id; /* the module's, lives as long as loc */
+	const struct sym_a2l *a2l; /* NULL, or the names' dependencies on
+				    * earlier lookups (the names as on
+				    * their functions' first lookups) */
 	struct sym_entry e[];
 };
 

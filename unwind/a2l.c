@@ -505,7 +505,27 @@ static bool a2l_has_line(struct module *m, struct a2l *a, uint64_t addr)
 	return dwarf_getsrc_die(&cudie, addr) != NULL;
 }
 
+/* Fills entry i of deps for func (of unit cu), when deps is not NULL. */
+static void a2l_dep(struct a2l_deps *deps, unsigned i,
+		    const struct a2l_cu *cu, const struct a2l_func *func)
+{
+	if (!deps)
+		return;
+	deps->stateful[i] = func && !func->is_linkage;
+	deps->low[i] = deps->stateful[i] && func->nr_ranges ?
+			       cu->ranges[2 * func->first_range] :
+			       0;
+	deps->idx[i] = deps->stateful[i] ? func->idx : 0;
+	deps->dwarf[i] = func ? func->name : NULL;
+}
+
 unsigned a2l_lookup(struct module *m, uint64_t addr, const char **names)
+{
+	return a2l_lookup_deps(m, addr, names, NULL);
+}
+
+unsigned a2l_lookup_deps(struct module *m, uint64_t addr, const char **names,
+			 struct a2l_deps *deps)
 {
 	const struct a2l_func *func = NULL;
 	const struct a2l_cu *cu = NULL;
@@ -536,24 +556,33 @@ unsigned a2l_lookup(struct module *m, uint64_t addr, const char **names)
 								m->syms_elf));
 		found = func || dwarf_getsrc_die(&cudie, addr);
 	}
+	if (deps)
+		deps->renames = false;
 	if (func && func->is_linkage) {
 		names[0] = func->name;
 	} else {
-		fallback = symtab_bfd_function(m->symtab, addr);
+		uint64_t value = 0;
+
+		fallback = symtab_bfd_function(m->symtab, addr, &value);
 		if (fallback)
 			found = true;
 		else if (!found && in_unit)
 			found = a2l_has_line(m, a, addr);
 		names[0] = fallback ? fallback : func ? func->name : NULL;
+		if (deps && fallback && func && func->nr_ranges)
+			deps->renames =
+				value == cu->ranges[2 * func->first_range];
 	}
 	if (!found)
 		return 0;
 	if (!names[0])
 		names[0] = "??";
+	a2l_dep(deps, 0, cu, func);
 	/* Only an inlined function has a caller (bfd's caller_func). */
 	while (func && func->inlined && func->parent >= 0 &&
 	       n < A2L_CHAIN_MAX) {
 		func = &cu->f[func->parent];
+		a2l_dep(deps, n, cu, func);
 		names[n++] = func->name ? func->name : "??";
 	}
 	return n;

@@ -105,6 +105,7 @@ static struct sym_loc *sym_new(struct symbolizer *s, const char *module,
 	if (!l)
 		return NULL;
 	l->module = module;
+	l->a2l = NULL;
 	l->rel = rel;
 	l->kind = (uint8_t)kind;
 	l->nr = (uint16_t)nr;
@@ -143,9 +144,46 @@ static const char *sym_demangle(struct symbolizer *s, const char *raw)
 	return name;
 }
 
+/*
+ * Keeps what loc l's names (from a2l_lookup_deps(), n of them) depend on
+ * besides the address, when any does.  Returns 0, or -1 when out of
+ * memory.
+ */
+static int sym_a2l_deps(struct symbolizer *s, const struct module *m,
+			struct sym_loc *l, const char *real,
+			const struct a2l_deps *deps)
+{
+	struct sym_a2l *d;
+	unsigned i;
+
+	for (i = 0; i < l->nr && !deps->stateful[i]; i++)
+		;
+	if (i == l->nr)
+		return 0;
+	d = arena_alloc(&s->arena, sizeof(*d) + l->nr * sizeof(d->e[0]));
+	if (!d)
+		return -1;
+	d->module = hashmap_fnv(hashmap_fnv_str(HASHMAP_FNV_SEED, m->path),
+				m->build_id, m->build_id_size);
+	d->real = real;
+	d->first = l->e[0].name;
+	d->renames = deps->renames;
+	for (i = 0; i < l->nr; i++) {
+		d->e[i].stateful = deps->stateful[i];
+		d->e[i].low = deps->low[i];
+		d->e[i].idx = deps->idx[i];
+		d->e[i].dwarf = deps->dwarf[i] ?
+					sym_demangle(s, deps->dwarf[i]) :
+					"??";
+	}
+	l->a2l = d;
+	return 0;
+}
+
 const struct sym_loc *symbolize_user(struct symbolizer *s, struct module *m,
 				     const char *map_path, uint64_t rel)
 {
+	struct a2l_deps deps;
 	const char *chain[A2L_CHAIN_MAX];
 	const struct symtab_sym *sym;
 	const struct symtab *t;
@@ -175,7 +213,7 @@ const struct sym_loc *symbolize_user(struct symbolizer *s, struct module *m,
 	sym = symtab_lookup(t, rel);
 	/* perf runs no addr2line on "[vdso]"-style modules (dso__name()). */
 	if (sym && s->inline_frames && m->path[0] != '[')
-		n = a2l_lookup(m, rel, chain);
+		n = a2l_lookup_deps(m, rel, chain, &deps);
 	if (n == 0) {
 		l = sym_new(s, m->path, rel, SYM_USER, 1);
 		if (!l)
@@ -192,6 +230,8 @@ const struct sym_loc *symbolize_user(struct symbolizer *s, struct module *m,
 						  "??";
 			l->e[i].inlined = strcmp(l->e[i].name, real) != 0;
 		}
+		if (sym_a2l_deps(s, m, l, real, &deps) < 0)
+			return NULL;
 	}
 	l->build_id = m->build_id;
 	l->build_id_size = m->build_id_size;

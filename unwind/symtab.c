@@ -642,7 +642,8 @@ const struct symtab_sym *symtab_lookup(const struct symtab *t, uint64_t addr)
 	return symtab_range_has(s->start, s->end, addr) ? s : NULL;
 }
 
-const char *symtab_bfd_function(const struct symtab *t, uint64_t addr)
+const char *symtab_bfd_function(const struct symtab *t, uint64_t addr,
+				uint64_t *value)
 {
 	const struct bfd_sym *best = NULL;
 	uint32_t sec = 0;
@@ -673,6 +674,8 @@ const char *symtab_bfd_function(const struct symtab *t, uint64_t addr)
 	}
 	if (lo && t->bsyms[lo - 1].shndx == sec)
 		best = &t->bsyms[lo - 1];
+	if (best && value)
+		*value = best->value;
 	return best ? best->name : NULL;
 }
 

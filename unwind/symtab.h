@@ -72,8 +72,10 @@ static inline bool symtab_range_has(uint64_t start, uint64_t end,
 /* perf's symbol for ELF address addr, or NULL. */
 const struct symtab_sym *symtab_lookup(const struct symtab *t, uint64_t addr);
 
-/* addr2line's fallback function name for addr, or NULL. */
-const char *symtab_bfd_function(const struct symtab *t, uint64_t addr);
+/* addr2line's fallback function name for addr, or NULL; *value (when
+ * value is not NULL) is the symbol's address. */
+const char *symtab_bfd_function(const struct symtab *t, uint64_t addr,
+				uint64_t *value);
 
 /* Number of symbols in perf's view (for statistics and tests). */
 size_t symtab_count(const struct symtab *t);

@@ -2,8 +2,8 @@
 """compare_stacks.py - compare restack's stacks with perf script's, sample by
 sample (matched on thread id and timestamp).
 
-  compare_stacks.py [--root FRAME] PERF_SCRIPT_TXT RESTACK_SCRIPT_TXT
-                    [MIN_PERCENT]
+  compare_stacks.py [--root FRAME] [--strip-plt] PERF_SCRIPT_TXT
+                    RESTACK_SCRIPT_TXT [MIN_PERCENT]
 
 Both inputs are perf-script-shaped text (`perf script`, `restack convert
 --to script`), folded per sample by collapse.py.  Prints how many samples
@@ -11,9 +11,12 @@ perf unwound to a thread root (its outermost frame is _start, clone3 and
 the like; with --root, its stack contains FRAME: for stripped executables
 whose _start has no name) and how many of those restack reproduced
 exactly; exits 1 when that share is below MIN_PERCENT (default 99.9) or
-when perf reached the root in no sample at all.
+when perf reached the root in no sample at all.  --strip-plt compares
+frames without a "@plt" suffix on either side (for tests of something
+else than how PLT entries are named).
 """
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -23,10 +26,15 @@ ROOTS = {'_start', '__libc_start_main', 'start_thread', 'clone3', '__clone3',
          'clone', '__clone', '__GI___clone3', '__GI___clone'}
 
 
-def load(path):
+PLT_RE = re.compile(r'@plt(?=;|$)')
+
+
+def load(path, strip_plt=False):
     out = {}
     with open(path, errors='replace') as f:
         for tid, tm, stack in collapse.samples(f, False, False):
+            if strip_plt:
+                stack = PLT_RE.sub('', stack)
             out.setdefault((tid, tm), []).append(stack)
     return out
 
@@ -45,12 +53,17 @@ def reaches_root(stack, root=None):
 
 
 def main():
-    args, root = sys.argv[1:], None
-    if args[:1] == ['--root'] and len(args) > 1:
-        root, args = args[1], args[2:]
+    args, root, strip_plt = sys.argv[1:], None, False
+    while args[:1] in (['--root'], ['--strip-plt']):
+        if args[0] == '--strip-plt':
+            strip_plt, args = True, args[1:]
+        elif len(args) > 1:
+            root, args = args[1], args[2:]
+        else:
+            break
     if len(args) not in (2, 3):
         sys.exit(__doc__.strip().splitlines()[2].strip())
-    perf, ours = load(args[0]), load(args[1])
+    perf, ours = load(args[0], strip_plt), load(args[1], strip_plt)
     need = float(args[2]) if len(args) > 2 else 99.9
     total = rooted = same = 0
     shown = 0
