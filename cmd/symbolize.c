@@ -11,6 +11,7 @@
 #include "unwind/a2l.h"
 #include "unwind/dwcache.h"
 #include "unwind/module.h"
+#include "unwind/symbolize.h"
 #include "unwind/symtab.h"
 
 static const char *const symbolize_usage[] = {
@@ -20,9 +21,11 @@ static const char *const symbolize_usage[] = {
 	"  ADDRESS<TAB>SYMBOL<TAB>CHAIN",
 	"SYMBOL is the ELF symbol perf would show ('-' when none); CHAIN the",
 	"inline chain addr2line reports, innermost first, separated by ';'",
-	"('-' when it reports nothing).",
+	"('-' when it reports nothing).  Names are demangled (C++, Rust) as",
+	"perf shows them.",
 	"",
 	"      --debug FILE   separate debuginfo for the file",
+	"      --no-demangle  print the names as the ELF file and DWARF have them",
 	"      --dwarf-cache DIR  keep decompressed debug info in DIR (default",
 	"                     $XDG_CACHE_HOME/restack/dwarf, else",
 	"                     ~/.cache/restack/dwarf)",
@@ -31,18 +34,29 @@ static const char *const symbolize_usage[] = {
 	NULL,
 };
 
+/* Prints name, demangled unless raw. */
+static void symbolize_print_name(const char *name, bool raw)
+{
+	char *d = raw ? NULL : symbolize_demangle(name);
+
+	fputs(d ? d : name, stdout);
+	free(d);
+}
+
 int cmd_symbolize(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "debug", required_argument, NULL, 'd' },
 		{ "dwarf-cache", required_argument, NULL, 'c' },
 		{ "no-dwarf-cache", no_argument, NULL, 'n' },
+		{ "no-demangle", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *debug = NULL;
 	struct modcache mc;
 	struct module *m;
+	bool raw = false;
 	int c, i, status = EXIT_OK;
 
 	opterr = 0;
@@ -54,6 +68,9 @@ int cmd_symbolize(int argc, char **argv)
 		case 'c':
 		case 'n':
 			dwcache_set_dir(c == 'c' ? optarg : NULL);
+			break;
+		case 'r':
+			raw = true;
 			break;
 		case 'h':
 			cmd_print_usage(stdout, symbolize_usage);
@@ -95,10 +112,14 @@ int cmd_symbolize(int argc, char **argv)
 		}
 		sym = symtab_lookup(m->symtab, addr);
 		n = a2l_lookup(m, addr, chain);
-		printf("%llx\t%s\t", (unsigned long long)addr,
-		       sym ? sym->name : "-");
-		for (k = 0; k < n; k++)
-			printf("%s%s", k ? ";" : "", chain[k]);
+		printf("%llx\t", (unsigned long long)addr);
+		symbolize_print_name(sym ? sym->name : "-", raw);
+		putchar('\t');
+		for (k = 0; k < n; k++) {
+			if (k)
+				putchar(';');
+			symbolize_print_name(chain[k], raw);
+		}
 		printf("%s\n", n ? "" : "-");
 	}
 	modcache_release(&mc);

@@ -96,6 +96,24 @@ bool symbolizer_has_kallsyms(const struct symbolizer *s)
 	return s->kallsyms != NULL;
 }
 
+/*
+ * perf 6.1 (symbol-elf.c demangle_sym) passes every ELF symbol to
+ * libiberty's cplus_demangle() with DMGL_NO_OPTS in its default (auto)
+ * style, which tries Rust first (v0 "_R..." and legacy "_ZN...17h<hash>E",
+ * the hash dropped), then the C++ ABI ("_Z...", "_GLOBAL__sub_I_...").
+ * Every such name starts with '_'.
+ */
+char *symbolize_demangle(const char *raw)
+{
+	if (!raw || raw[0] != '_')
+		return NULL;
+#ifdef HAVE_LIBIBERTY
+	return cplus_demangle(raw, DMGL_NO_OPTS);
+#else
+	return NULL;
+#endif
+}
+
 static struct sym_loc *sym_new(struct symbolizer *s, const char *module,
 			       uint64_t rel, enum sym_kind kind, unsigned nr)
 {
@@ -113,32 +131,27 @@ static struct sym_loc *sym_new(struct symbolizer *s, const char *module,
 }
 
 /*
- * The name perf shows for a symbol: C++ names demangled by libiberty's
- * cplus_demangle() without parameters (DMGL_NO_OPTS), as perf 6.1 does.
- * Names are ELF or DWARF strings that live for the run, so the result is
- * cached by pointer.
+ * The name perf shows for a symbol (see symbolize_demangle()).  Names are
+ * ELF or DWARF strings that live for the run, so the result is cached by
+ * pointer.
  */
 static const char *sym_demangle(struct symbolizer *s, const char *raw)
 {
 	const char *name = raw;
+	char *d;
 	void *v;
 
-	if (!raw || raw[0] != '_' || raw[1] != 'Z')
+	if (!raw || raw[0] != '_')
 		return raw;
 	if (hashmap_get(&s->demangled, (uint64_t)(uintptr_t)raw, &v))
 		return v;
-#ifdef HAVE_LIBIBERTY
-	{
-		char *d = cplus_demangle(raw, DMGL_NO_OPTS);
-
-		if (d) {
-			name = arena_strdup(&s->arena, d);
-			free(d);
-			if (!name)
-				name = raw;
-		}
+	d = symbolize_demangle(raw);
+	if (d) {
+		name = arena_strdup(&s->arena, d);
+		free(d);
+		if (!name)
+			name = raw;
 	}
-#endif
 	(void)hashmap_put(&s->demangled, (uint64_t)(uintptr_t)raw,
 			  (void *)name);
 	return name;

@@ -53,6 +53,13 @@ struct symbolizer {
 	uint64_t lookups;           /* distinct addresses resolved */
 };
 
+/*
+ * The name perf 6.1 shows for the symbol raw (Rust v0 and legacy, C++),
+ * in a string the caller frees, or NULL when raw is not a mangled name
+ * (or restack was built without libiberty): then perf shows raw.
+ */
+char *symbolize_demangle(const char *raw);
+
 void symbolizer_init(struct symbolizer *s, bool inline_frames);
 void symbolizer_release(struct symbolizer *s);
 

@@ -3,10 +3,10 @@
 
   a2l_compare.py RESTACK ELF [DEBUG|-] [COUNT] [SEED]
 
-Picks COUNT random addresses in ELF's .text, asks `restack symbolize` for
-the inline chain restack uses and `addr2line -a -f -i` (on DEBUG when
-given: perf runs addr2line on the file it read symbols from) for its
-answer, and prints the mismatches.  Exits 1 when any address differs.
+Picks COUNT random addresses in ELF's .text, asks `restack symbolize
+--no-demangle` for the inline chain restack uses and `addr2line -a -f -i`
+(on DEBUG when given: perf runs addr2line on the file it read symbols
+from) for its answer, and prints the mismatches.  Exits 1 when any address differs.
 """
 import random
 import subprocess
@@ -31,7 +31,8 @@ def main():
     lo, hi = text_range(elf)
     addrs = sorted({random.randrange(lo, hi) for _ in range(count)})
     hexs = ['%x' % a for a in addrs]
-    cmd = [restack, 'symbolize'] + (['--debug', dbg] if dbg else [])
+    cmd = [restack, 'symbolize', '--no-demangle'] + (['--debug', dbg]
+                                                     if dbg else [])
     ours = subprocess.run(cmd + [elf] + hexs, capture_output=True, text=True,
                           check=True).stdout.splitlines()
     out = subprocess.run(['addr2line', '-a', '-f', '-i', '-e', dbg or elf] +
