@@ -4,6 +4,7 @@
  * addr2line directly.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,7 +54,8 @@ int cmd_symbolize(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *debug = NULL;
+	const char *debug = NULL, *file;
+	char abs_path[PATH_MAX];
 	struct modcache mc;
 	struct module *m;
 	bool raw = false;
@@ -84,8 +86,15 @@ int cmd_symbolize(int argc, char **argv)
 	if (argc - optind < 2)
 		return cmd_usage_error(symbolize_usage,
 				       "symbolize: expected a file and addresses");
+	/*
+	 * The module cache takes a path that does not start with '/' for a
+	 * mapping with no file ("[heap]", "//anon"): give it the absolute one.
+	 */
+	file = argv[optind];
+	if (file[0] != '/' && realpath(file, abs_path))
+		file = abs_path;
 	modcache_init(&mc, NULL);
-	m = modcache_get(&mc, argv[optind], NULL, 0, 0, 0);
+	m = modcache_get(&mc, file, NULL, 0, 0, 0);
 	if (!m || !module_load(&mc, m)) {
 		cmd_error("cannot load '%s' as an ELF file", argv[optind]);
 		modcache_release(&mc);

@@ -51,6 +51,15 @@ strip "$T/nodebug"
 check "a stripped binary: names equal addr2line's" \
 	python3 "$cmp" "$RESTACK" "$T/nodebug" - 500
 
+# A relative path names the same file (it used to be taken for a mapping
+# without a file: "cannot load").
+a=$(nm "$T/inline" | awk '$3 == "main" { print $1 }')
+"$RESTACK" symbolize "$T/inline" "$a" >"$T/abs.out" 2>&1
+(cd "$T" && "$RESTACK" symbolize inline "$a") >"$T/rel.out" 2>&1
+same_file "$T/abs.out" "$T/rel.out" "a relative path: as the absolute one"
+(cd "$T" && "$RESTACK" symbolize ./inline "$a") >"$T/rel.out" 2>&1
+same_file "$T/abs.out" "$T/rel.out" "a ./relative path: as the absolute one"
+
 # Usage and errors.
 "$RESTACK" symbolize "$T/does-not-exist" 1000 2>/dev/null
 is "$?" 2 "an unreadable file exits 2"
