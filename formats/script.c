@@ -8,8 +8,11 @@ void script_format_sample(const struct rsample *s, struct strbuf *out)
 	uint32_t i;
 	int k;
 
-	strbuf_addf(out, "%s %d/%d [%03d] %llu.%06llu: %llu %s:\n", s->comm,
-		    s->pid, s->tid, s->cpu,
+	strbuf_addf(out, "%s %d/%d ", s->comm, s->pid, s->tid);
+	/* perf script shows no CPU column when the capture has none */
+	if (s->cpu >= 0)
+		strbuf_addf(out, "[%03d] ", s->cpu);
+	strbuf_addf(out, "%llu.%06llu: %llu %s:\n",
 		    (unsigned long long)(s->time / 1000000000),
 		    (unsigned long long)(s->time % 1000000000 / 1000),
 		    (unsigned long long)s->period, s->event);
