@@ -22,6 +22,7 @@
 #include "common/msort.h"
 #include "unwind/gopclntab.h"
 #include "unwind/module.h"
+#include "unwind/symtree.h"
 
 struct bfd_sym {
 	uint64_t value, size;     /* size 0 counts as 1 */
@@ -49,6 +50,17 @@ struct symtab {
 				   * see ST_K_LINE), from mem_read_file() */
 	size_t text_map;
 	struct arena arena;
+	/*
+	 * An ELF module's table: the shape of perf's rb-tree of it
+	 * (symtree.h), built as perf builds it (use_tree), then kept as
+	 * kids: the indexes in syms of the left and right children of
+	 * syms[i] at kids[2 * i] and kids[2 * i + 1] (SYMTREE_NIL: none),
+	 * the root at kids_root.  NULL: symtab_lookup() searches syms.
+	 */
+	bool use_tree;
+	struct symtree tree;
+	uint32_t *kids;
+	uint32_t kids_root;
 };
 
 void symtab_free(struct symtab *t)
@@ -63,6 +75,8 @@ void symtab_free(struct symtab *t)
 	free(t->bsecs);
 	mem_unmap((void *)t->text, t->text_map);
 	arena_release(&t->arena);
+	symtree_release(&t->tree);
+	free(t->kids);
 	free(t);
 }
 
@@ -204,13 +218,35 @@ static void st_fixup(struct symtab *t)
 	 */
 	for (i = 0, k = 0; i < t->nr; i++) {
 		if (k && t->syms[k - 1].start == t->syms[i].start) {
-			if (!st_prefer_first(&t->syms[k - 1], &t->syms[i]))
+			bool first = st_prefer_first(&t->syms[k - 1],
+						     &t->syms[i]);
+
+			/* perf erases the loser from its tree */
+			if (t->use_tree)
+				symtree_erase(&t->tree, first ?
+					      t->syms[i].node :
+					      t->syms[k - 1].node);
+			if (!first)
 				t->syms[k - 1] = t->syms[i];
 			continue;
 		}
 		t->syms[k++] = t->syms[i];
 	}
 	t->nr = k;
+}
+
+/* Inserts the n symbols of batch into t->tree in their order, as perf. */
+static int st_tree_insert(struct symtab *t, struct symtab_sym *batch,
+			  size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		batch[i].node = symtree_insert(&t->tree, batch[i].start);
+		if (batch[i].node == SYMTREE_NIL)
+			return -1;
+	}
+	return 0;
 }
 
 /*
@@ -226,6 +262,10 @@ static int st_add_batch(struct symtab *t, struct symtab_sym *batch, size_t n)
 	if (!n) {
 		free(batch);
 		return 0;
+	}
+	if (t->use_tree && st_tree_insert(t, batch, n) < 0) {
+		free(batch);
+		return -1;
 	}
 	if (st_sort_batch(batch, n) < 0) {
 		free(batch);
@@ -428,6 +468,10 @@ static int st_synthesize_plt(struct symtab *t, Elf *elf)
 	}
 	/* perf inserts these without another fixup pass. */
 	rc = 0;
+	if (nb && t->use_tree && st_tree_insert(t, batch, nb) < 0) {
+		free(batch);
+		return -1;
+	}
 	if (nb) {
 		struct symtab_sym *merged = mem_zalloc(t->nr + nb,
 						       sizeof(*merged));
@@ -575,6 +619,38 @@ static int st_read_gopclntab(struct symtab *t, struct module *m)
 	return st_add_batch(t, batch, nb);
 }
 
+/*
+ * Keeps the tree's shape as t->kids.  The tree holds the same symbols in
+ * the same order as the table (equal starts in insertion order in both);
+ * should it not, or when out of memory, lookups search the table.
+ */
+static void st_tree_keep(struct symtab *t)
+{
+	struct symtree *tr = &t->tree;
+	size_t i;
+
+	t->use_tree = false;
+	if (!t->nr || symtree_number(tr) != t->nr)
+		goto out;
+	for (i = 0; i < t->nr; i++)
+		if (tr->n[t->syms[i].node].val != i)
+			goto out;
+	t->kids = mem_array(2 * t->nr, sizeof(*t->kids));
+	if (!t->kids)
+		goto out;
+	for (i = 0; i < t->nr; i++) {
+		const struct symtree_node *n = &tr->n[t->syms[i].node];
+
+		t->kids[2 * i] = n->left == SYMTREE_NIL ? SYMTREE_NIL :
+			tr->n[n->left].val;
+		t->kids[2 * i + 1] = n->right == SYMTREE_NIL ? SYMTREE_NIL :
+			tr->n[n->right].val;
+	}
+	t->kids_root = tr->n[tr->root].val;
+out:
+	symtree_release(tr);
+}
+
 static bool st_has_symtab(Elf *elf)
 {
 	GElf_Shdr sh;
@@ -596,6 +672,8 @@ struct symtab *symtab_load(struct module *m)
 	if (!t)
 		return NULL;
 	m->symtab = t;
+	symtree_init(&t->tree);
+	t->use_tree = true;
 	/* perf: the first image with .symtab (executable, then debug). */
 	if (st_has_symtab(m->elf))
 		syms = m->elf;
@@ -616,6 +694,7 @@ struct symtab *symtab_load(struct module *m)
 		goto fail;
 	if (!st_has_symtab(syms) && st_read_gopclntab(t, m) < 0)
 		goto fail;
+	st_tree_keep(t);
 	if (st_read_bfd(t, syms) < 0)
 		goto fail;
 	return t;
@@ -635,6 +714,21 @@ const struct symtab_sym *symtab_lookup(const struct symtab *t, uint64_t addr)
 
 	if (!t || !t->nr)
 		return NULL;
+	if (t->kids) {
+		/* symbols__find(): the first on the way that holds addr */
+		uint32_t cur = t->kids_root;
+
+		while (cur != SYMTREE_NIL) {
+			s = &t->syms[cur];
+			if (addr < s->start)
+				cur = t->kids[2 * cur];
+			else if (!symtab_range_has(s->start, s->end, addr))
+				cur = t->kids[2 * cur + 1];
+			else
+				return s;
+		}
+		return NULL;
+	}
 	lo = st_upper(t->syms, t->nr, addr);
 	if (lo == 0)
 		return NULL;

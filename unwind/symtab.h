@@ -27,6 +27,8 @@ struct symtab_sym {
 	const char *name;
 	uint8_t bind, type;
 	uint8_t kflags;         /* symtab.c's own: a kallsyms line's facts */
+	uint32_t node;          /* symtab.c's own: its node in the tree of
+				 * an ELF module's table (symtree.h) */
 };
 
 /*
@@ -69,7 +71,11 @@ static inline bool symtab_range_has(uint64_t start, uint64_t end,
 	       (addr < end || (addr == start && end == start));
 }
 
-/* perf's symbol for ELF address addr, or NULL. */
+/*
+ * perf's symbol for ELF address addr, or NULL.  Where an ELF module's
+ * symbols overlap (a zero-size symbol extended over synthesized "@plt"
+ * entries), the one perf's tree walk finds first (symtree.h).
+ */
 const struct symtab_sym *symtab_lookup(const struct symtab *t, uint64_t addr);
 
 /* addr2line's fallback function name for addr, or NULL; *value (when
