@@ -26,7 +26,7 @@ static const char *const symbolize_usage[] = {
 	"perf shows them.",
 	"",
 	"      --debug FILE   separate debuginfo for the file",
-	"      --no-demangle  print the names as the ELF file and DWARF have them",
+	"      --no-demangle  names as the ELF file and its DWARF have them",
 	"      --dwarf-cache DIR  keep decompressed debug info in DIR (default",
 	"                     $XDG_CACHE_HOME/restack/dwarf, else",
 	"                     ~/.cache/restack/dwarf)",
