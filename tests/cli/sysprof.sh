@@ -22,7 +22,10 @@ expected() {
 	function out() { if (hdr != "") print hdr (k != "" ? " K" k : "") (u != "" ? " U" u : "") }
 	/^[^\t]/ && NF {
 		out()
-		split($(NF - 4), p, "/"); t = $(NF - 2); sub(/:$/, "", t)
+		# comm pid/tid [cpu] time: period event: (no [cpu] column
+		# when the capture recorded none, as perf script prints it)
+		for (i = 2; i <= NF; i++) if ($i ~ /^[0-9]+\/[0-9]+$/) break
+		split($i, p, "/"); t = $(NF - 2); sub(/:$/, "", t)
 		hdr = "sample " p[1] " " p[2] " " t; k = ""; u = ""; next
 	}
 	/^\t/ {
