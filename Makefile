@@ -41,7 +41,9 @@ FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/perfdata_synth.c \
 	formats/perfdata_write_meta.c \
 	formats/fdout.c formats/pbuf.c formats/pprof.c formats/textesc.c \
-	formats/svg.c formats/speedscope.c formats/tracepoint.c
+	formats/svg.c formats/speedscope.c formats/firefox.c \
+	formats/firefox_json.c \
+	formats/tracepoint.c
 UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/symtree.c unwind/ksyms.c unwind/a2l.c unwind/a2l_index.c unwind/a2lstate.c \
 	unwind/symbolize.c unwind/aspace.c unwind/unwind.c unwind/resolve.c unwind/stitch.c \
 	unwind/jit.c unwind/x86insn.c unwind/ehhdr.c unwind/ehframe.c unwind/pool.c unwind/shards.c unwind/dwimage.c unwind/dwcache.c \

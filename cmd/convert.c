@@ -15,6 +15,7 @@
 #include "cmd/run.h"
 #include "common/strbuf.h"
 #include "formats/fdout.h"
+#include "formats/firefox.h"
 #include "formats/folded.h"
 #include "formats/perfdata_write.h"
 #include "formats/pprof.h"
@@ -32,11 +33,13 @@ static const char *const convert_usage[] = {
 	"                          the input, '.data' dropped, the format's",
 	"                          extension added); one failed input does",
 	"                          not stop the others",
-	"      --to FORMAT         folded, script, pprof, speedscope, svg,",
-	"                          perf or sysprof (default: from the output's",
-	"                          name: .folded, .txt, .script, .pb.gz,",
-	"                          .speedscope.json, .svg, .data, .syscap;",
-	"                          perf to '-' is pipe mode)",
+	"      --to FORMAT         folded, script, pprof, speedscope, firefox,",
+	"                          svg, perf or sysprof (default: from the",
+	"                          output's name: .folded, .txt, .script,",
+	"                          .pb.gz, .speedscope.json, .json.gz,",
+	"                          .firefox.json, .svg, .data, .syscap;",
+	"                          perf to '-' is pipe mode; firefox is",
+	"                          gzip-compressed unless the name ends .json)",
 	"      --sysprof-version V sysprof output for this sysprof: 3.46 (no",
 	"                          build-ids after MAP names) or a major",
 	"                          version from 45; default: frame types",
@@ -80,6 +83,7 @@ enum convert_format {
 	FMT_PPROF,
 	FMT_SVG,
 	FMT_SPEEDSCOPE,
+	FMT_FIREFOX,
 	FMT_PERF,
 	FMT_SYSPROF,
 };
@@ -95,6 +99,7 @@ static const struct {
 	{ "pprof", FMT_PPROF, { ".pb.gz", ".pprof" } },
 	{ "svg", FMT_SVG, { ".svg" } },
 	{ "speedscope", FMT_SPEEDSCOPE, { ".speedscope.json" } },
+	{ "firefox", FMT_FIREFOX, { ".json.gz", ".firefox.json" } },
 	{ "perf", FMT_PERF, { ".data" } },
 	{ "sysprof", FMT_SYSPROF, { ".syscap" } },
 };
@@ -110,6 +115,7 @@ struct convert_out {
 	struct pprof *pp;
 	struct svg *svg;
 	struct speedscope *ss;
+	struct firefox *ff;
 	struct strbuf sb;
 	struct perfdata_writer *pw;  /* FMT_PERF */
 	struct syscap_writer *sw;    /* FMT_SYSPROF */
@@ -140,6 +146,8 @@ static int convert_add(void *ctx, const struct rsample *s)
 		return svg_add(o->svg, s);
 	if (o->fmt == FMT_SPEEDSCOPE)
 		return speedscope_add(o->ss, s);
+	if (o->fmt == FMT_FIREFOX)
+		return firefox_add(o->ff, s);
 	if (o->fmt == FMT_PERF || o->fmt == FMT_SYSPROF)
 		return 0;   /* written with its record, convert_record() */
 	script_format_sample(s, &o->sb);
@@ -269,6 +277,50 @@ static int convert_record(void *ctx, const struct event *ev,
 	return 0;
 }
 
+/* The last part of a path ("-" for standard input). */
+static const char *convert_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* Firefox output: what the capture says about itself.  0, or -1. */
+static int convert_firefox_meta(struct convert_out *o, struct run *run,
+				const char *in)
+{
+	const struct perfdata_info *info = source_info(run->rd);
+	struct firefox_meta m = { .name = convert_basename(in) };
+
+	if (info) {
+		m.arch = info->arch;
+		m.osrelease = info->osrelease;
+		m.cpu = info->cpudesc;
+		m.cpus = info->has_nrcpus ? info->nr_cpus_online : 0;
+		if (run->event_attr >= 0 &&
+		    (unsigned)run->event_attr < info->nr_attrs) {
+			const struct event_attr *a =
+				&info->attrs[run->event_attr];
+			size_t n = a->name ? strcspn(a->name, ":") : 0;
+
+			/* a frequency, or a clock's period in ns (sysprof's
+			 * period 1 is not: the writer estimates it then) */
+			if (a->freq && a->sample_period)
+				m.interval_ms = 1000.0 / (double)a->sample_period;
+			else if (((n == 9 && !strncmp(a->name, "cpu-clock", n)) ||
+				  (n == 10 && !strncmp(a->name, "task-clock",
+						       n))) &&
+				 a->sample_period >= 1000)
+				m.interval_ms = (double)a->sample_period / 1e6;
+		}
+	}
+	if (firefox_set_meta(o->ff, &m) < 0) {
+		cmd_error("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 static int convert_writer_finish(struct convert_out *o, bool quiet)
 {
 	const struct perfdata_write_stats *st;
@@ -320,7 +372,9 @@ static int convert_close(struct convert_out *o, bool ok)
 		   (o->fmt == FMT_PPROF && pprof_write(o->pp, o->fd, &err) < 0) ||
 		   (o->fmt == FMT_SVG && svg_write(o->svg, o->fd, &err) < 0) ||
 		   (o->fmt == FMT_SPEEDSCOPE &&
-		    speedscope_write(o->ss, o->fd, &err) < 0))) {
+		    speedscope_write(o->ss, o->fd, &err) < 0) ||
+		   (o->fmt == FMT_FIREFOX &&
+		    firefox_write(o->ff, o->fd, &err) < 0))) {
 		cmd_report_err(o->path, &err);
 		ok = false;
 	}
@@ -328,14 +382,6 @@ static int convert_close(struct convert_out *o, bool ok)
 		ok = false;
 	o->fd = -1;
 	return outfile_close(&o->file, ok);
-}
-
-/* The last part of a path ("-" for standard input). */
-static const char *convert_basename(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
 }
 
 /* Makes the writer of o->fmt (script output needs none).  0, or -1. */
@@ -361,6 +407,15 @@ static int convert_writer_new(struct convert_out *o,
 			.period = fopts->period,
 			.name = title ? title : convert_basename(in) });
 		return o->ss ? 0 : -1;
+	case FMT_FIREFOX: {
+		size_t n = strlen(o->path);
+
+		/* gzip unless the name ends ".json" (.firefox.json) */
+		o->ff = firefox_new(&(struct firefox_opts){
+			.period = fopts->period,
+			.plain = n > 5 && !strcmp(o->path + n - 5, ".json") });
+		return o->ff ? 0 : -1;
+	}
 	case FMT_SCRIPT:
 	case FMT_PERF:
 	case FMT_SYSPROF:
@@ -375,6 +430,7 @@ static void convert_writer_free(struct convert_out *o)
 	pprof_free(o->pp);
 	svg_free(o->svg);
 	speedscope_free(o->ss);
+	firefox_free(o->ff);
 	perfdata_writer_free(o->pw);
 	syscap_writer_free(o->sw);
 	strbuf_release(&o->sb);
@@ -501,15 +557,18 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 		convert_close(&co, false);
 		report_add(&cfg->rep, in, out, status, NULL, NULL);
 	} else if (rc == 0) {
-		/* Script, speedscope, perf and sysprof output keep time
-		 * order; the other formats sum stacks. */
+		/* Script, speedscope, Firefox, perf and sysprof output keep
+		 * time order; the other formats sum stacks. */
 		rc = run_capture(&run, &ro, in,
 				 fmt == FMT_SCRIPT || fmt == FMT_SPEEDSCOPE ||
+				 fmt == FMT_FIREFOX ||
 				 fmt == FMT_PERF || fmt == FMT_SYSPROF ?
 				 RUN_ORDERED : 0,
 				 convert_add, &co);
 		if (rc == 0 && (co.pw || co.sw))
 			rc = convert_writer_finish(&co, ro.quiet);
+		if (rc == 0 && co.ff)
+			rc = convert_firefox_meta(&co, &run, in);
 		if (rc == 0 && cfg->stats && !ro.quiet)
 			run_print_stats(&run, stderr);
 		rc = convert_close(&co, rc == 0);
@@ -738,7 +797,8 @@ int cmd_convert(int argc, char **argv)
 	if (convert_pick_format(to, out ? out : "", &fmt) < 0)
 		return cmd_usage_error(convert_usage,
 			"convert: unsupported output format '%s' (folded, "
-			"script, pprof, speedscope, svg, perf or sysprof)",
+			"script, pprof, speedscope, firefox, svg, perf or "
+			"sysprof)",
 			to ? to : out ? out : "");
 	if ((out && outfile_is_input("convert", "output", out, argv + optind,
 				     argc - optind)) ||

@@ -1,0 +1,71 @@
+/*
+ * firefox.h - the Firefox Profiler writer: the profiler's processed
+ * profile format, preprocessedProfileVersion 70 (the version of
+ * firefox-devtools/profiler's src/types/profile.ts that this follows;
+ * newer profilers upgrade it when loading), gzip-compressed or plain
+ * JSON.
+ *
+ * One thread per capture thread (pid, tid), named after the comm of its
+ * last sample, with its samples in arrival order (run them with
+ * RUN_ORDERED: time order) and their times in milliseconds after the
+ * capture's first sample.  Weights are null (one per sample) or the
+ * periods (--weight period), weightType "samples" either way.  The
+ * frame, function, stack, resource and source tables are shared by the
+ * threads (profile.shared), as the version requires.  Functions are
+ * named as in folded output; inline frames are frames of their own at
+ * the same address with their inlineDepth; a frame's line is DWARF's.
+ * Frames of a module carry its lib (path, build-id as codeId and as
+ * breakpadId in Breakpad's byte order plus age 0) and their address in
+ * the module's ELF (restack's "rel"; -1 when over 2^31 - 1, and for
+ * kernel frames, whose addresses are not relative).  Categories: Other
+ * (no module), User, Kernel, JIT, Stitched (a frame joined from the
+ * thread's earlier samples) and Truncated (the "[truncated: REASON]"
+ * frame a stack that did not reach its thread's root starts with).
+ * Markers: one "Truncated stacks" interval per run of a thread's
+ * consecutive samples truncated for the same reason.
+ *
+ * Memory: the shared tables grow with distinct frames and call paths;
+ * each thread keeps 20 bytes per sample (stack, time, period) and 24 per
+ * marker until the profile is written.  The document is streamed out
+ * (through zlib when compressed); its bytes depend only on the samples
+ * and their order.
+ */
+#ifndef RESTACK_FORMATS_FIREFOX_H
+#define RESTACK_FORMATS_FIREFOX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "common/stack.h"
+
+struct firefox_opts {
+	bool period;          /* weights are periods, not sample counts */
+	bool plain;           /* plain JSON, not gzip-compressed */
+};
+
+/* What the capture says about itself (strings copied; NULL: unknown). */
+struct firefox_meta {
+	double interval_ms;   /* the sampling interval, 0: unknown */
+	const char *arch;     /* "x86_64" */
+	const char *osrelease;
+	const char *cpu;      /* the CPU's description */
+	unsigned cpus;        /* online CPUs, 0: unknown */
+	const char *name;     /* the capture's name (meta.importedFrom) */
+};
+
+struct firefox;
+
+struct firefox *firefox_new(const struct firefox_opts *opts);
+void firefox_free(struct firefox *ff);
+
+/* Adds one sample.  Returns 0, or -1 when out of memory. */
+int firefox_add(struct firefox *ff, const struct rsample *s);
+
+/* Sets the capture's description.  Returns 0, or -1 out of memory. */
+int firefox_set_meta(struct firefox *ff, const struct firefox_meta *m);
+
+/* Writes the profile to fd.  Returns 0, or -1 with *err filled. */
+int firefox_write(struct firefox *ff, int fd, struct err *err);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * firefox_internal.h - what the Firefox Profiler writer's two halves
+ * share: the tables firefox.c builds from the samples and firefox_json.c
+ * writes out.  Not for other modules.
+ *
+ * Every table is a list of rows interned by their contents (ff_tab: a
+ * row is a few 64-bit words, found again through a hash of them), so a
+ * row's index is the order of first sight; FF_NONE in a word is "none"
+ * (null or -1 in the output).
+ */
+#ifndef RESTACK_FORMATS_FIREFOX_INTERNAL_H
+#define RESTACK_FORMATS_FIREFOX_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "formats/firefox.h"
+
+#include "common/arena.h"
+#include "common/hashmap.h"
+#include "common/strbuf.h"
+#include "common/strtab.h"
+
+#define FF_NONE UINT32_MAX    /* no row */
+
+enum ff_category {
+	FF_CAT_OTHER,
+	FF_CAT_USER,
+	FF_CAT_KERNEL,
+	FF_CAT_JIT,
+	FF_CAT_STITCHED,
+	FF_CAT_TRUNCATED,
+};
+
+/* Rows of nw words each, interned. */
+struct ff_tab {
+	struct hashmap map;       /* hash of a row -> its first index + 1 */
+	uint32_t *next;           /* index -> next index + 1, same hash */
+	uint64_t *rows;           /* nw words per row */
+	unsigned nw;
+	size_t nr, alloc, next_alloc;
+};
+
+/* Column layouts (words of each row). */
+enum { FF_LIB_PATH, FF_LIB__N };    /* its build-id: firefox.bids */
+enum { FF_RES_NAME, FF_RES__N };
+enum { FF_SRC_FILE, FF_SRC__N };
+enum { FF_FUNC_NAME, FF_FUNC_RES, FF_FUNC_SRC, FF_FUNC__N };
+enum { FF_FRAME_FUNC, FF_FRAME_ADDR, FF_FRAME_LIB, FF_FRAME_DEPTH,
+       FF_FRAME_CAT, FF_FRAME_LINE, FF_FRAME__N };
+enum { FF_STACK_PREFIX, FF_STACK_FRAME, FF_STACK__N };
+
+struct ff_bid {
+	uint8_t size;
+	uint8_t b[20];
+};
+
+struct ff_sample {
+	uint32_t stack;
+	uint64_t time, period;
+} __attribute__((packed));
+
+struct ff_marker {
+	uint64_t start, end;
+	uint32_t reason;          /* strs id */
+	uint32_t samples;
+};
+
+struct ff_thread {
+	int32_t pid, tid;
+	uint32_t comm;            /* strs id, the last sample's */
+	struct ff_sample *v;
+	size_t nr, alloc;
+	struct ff_marker *m;
+	size_t nr_m, alloc_m;
+	bool open;                /* the last sample extended m[nr_m - 1] */
+};
+
+struct firefox {
+	struct firefox_opts opts;
+	struct firefox_meta meta;    /* strings owned */
+	struct strtab strs;          /* the stringArray */
+	struct ff_tab libs, res, srcs, funcs, frames, stacks;
+	struct ff_bid *bids;
+	size_t nr_bids, bids_alloc;
+	struct hashmap loc_frames;   /* hash of (loc, category) ->
+				      * ff_locframes, see ff_loc_key() */
+	struct hashmap markers;      /* marker text pointer -> frame + 1 */
+	uint32_t marker_name;        /* strs id of "Truncated stacks" */
+	struct arena arena;
+	struct hashmap thread_map;   /* hash of (pid, tid) -> ff_thread */
+	struct ff_thread **threads;
+	size_t nr_threads, threads_alloc;
+	struct strbuf buf;
+	bool any;
+	uint64_t t0;                 /* the first sample's time */
+};
+
+static inline const uint64_t *ff_row(const struct ff_tab *t, size_t i)
+{
+	return t->rows + i * t->nw;
+}
+
+/* The last part of a path. */
+static inline const char *ff_basename(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+#endif

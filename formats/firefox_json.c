@@ -1,0 +1,501 @@
+/*
+ * firefox_json.c - the Firefox Profiler writer's output: the tables of
+ * firefox.c as the processed profile's JSON, streamed out in 64 KiB
+ * pieces (through zlib's gzip wrapper unless plain).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <zlib.h>
+
+#include "formats/fdout.h"
+#include "formats/firefox_internal.h"
+#include "formats/textesc.h"
+
+#define FF_VERSION 70         /* preprocessedProfileVersion */
+#define FF_FLUSH 65536        /* bytes buffered before they go out */
+
+static const struct {
+	const char *name, *color;
+} ff_categories[] = {
+	[FF_CAT_OTHER] = { "Other", "grey" },
+	[FF_CAT_USER] = { "User", "blue" },
+	[FF_CAT_KERNEL] = { "Kernel", "orange" },
+	[FF_CAT_JIT] = { "JIT", "green" },
+	[FF_CAT_STITCHED] = { "Stitched", "purple" },
+	[FF_CAT_TRUNCATED] = { "Truncated", "red" },
+};
+
+/* The output: JSON text in out, sent through zlib unless plain. */
+struct ff_out {
+	int fd;
+	bool gz;
+	z_stream z;
+	struct strbuf out;
+	struct err *err;
+	int rc;
+};
+
+static int ff_out_send(struct ff_out *o, int flush)
+{
+	unsigned char chunk[65536];
+	int zrc;
+
+	if (o->rc)
+		return o->rc;
+	if (o->out.oom) {
+		o->rc = err_set(o->err, ERR_NOMEM, ERR_NO_OFF,
+				"Firefox profile");
+		return o->rc;
+	}
+	if (!o->gz) {
+		o->rc = fdout_write(o->fd, o->out.buf, o->out.len,
+				    "Firefox profile", o->err);
+		strbuf_reset(&o->out);
+		return o->rc;
+	}
+	o->z.next_in = (unsigned char *)o->out.buf;
+	o->z.avail_in = (uInt)o->out.len;
+	do {
+		o->z.next_out = chunk;
+		o->z.avail_out = sizeof(chunk);
+		zrc = deflate(&o->z, flush);
+		if (zrc == Z_STREAM_ERROR) {
+			o->rc = err_set(o->err, ERR_IO, ERR_NO_OFF,
+					"zlib deflate failed");
+			break;
+		}
+		o->rc = fdout_write(o->fd, chunk, sizeof(chunk) - o->z.avail_out,
+				    "Firefox profile", o->err);
+	} while (o->rc == 0 && (o->z.avail_out == 0 ||
+				(flush == Z_FINISH && zrc != Z_STREAM_END)));
+	strbuf_reset(&o->out);
+	return o->rc;
+}
+
+/* Sends the buffered text once there is enough of it. */
+static int ff_out_maybe(struct ff_out *o)
+{
+	return o->out.len >= FF_FLUSH ? ff_out_send(o, Z_NO_FLUSH) : o->rc;
+}
+
+/* Appends ns nanoseconds as milliseconds, exactly, without trailing 0s. */
+static void ff_ms(struct strbuf *sb, uint64_t ns)
+{
+	char frac[8];
+	int n;
+
+	strbuf_addf(sb, "%llu", (unsigned long long)(ns / 1000000));
+	if (!(ns % 1000000))
+		return;
+	snprintf(frac, sizeof(frac), "%06llu",
+		 (unsigned long long)(ns % 1000000));
+	for (n = 6; frac[n - 1] == '0'; n--)
+		;
+	strbuf_addf(sb, ".%.*s", n, frac);
+}
+
+/* Appends ,"NAME":[...] of column col of t's rows; FF_NONE is none. */
+static void ff_column(struct ff_out *o, const char *name,
+		      const struct ff_tab *t, unsigned col, const char *none)
+{
+	size_t i;
+
+	strbuf_addf(&o->out, ",\"%s\":[", name);
+	for (i = 0; i < t->nr && o->rc == 0; i++) {
+		uint64_t v = ff_row(t, i)[col];
+
+		if (i)
+			strbuf_addch(&o->out, ',');
+		if (v == FF_NONE)
+			strbuf_addstr(&o->out, none);
+		else
+			strbuf_addf(&o->out, "%llu", (unsigned long long)v);
+		ff_out_maybe(o);
+	}
+	strbuf_addch(&o->out, ']');
+}
+
+/* Appends ,"NAME":[V,V,...] with V repeated n times. */
+static void ff_repeat(struct ff_out *o, const char *name, size_t n,
+		      const char *v)
+{
+	size_t i;
+
+	strbuf_addf(&o->out, ",\"%s\":[", name);
+	for (i = 0; i < n && o->rc == 0; i++) {
+		strbuf_addstr(&o->out, i ? "," : "");
+		strbuf_addstr(&o->out, v);
+		ff_out_maybe(o);
+	}
+	strbuf_addch(&o->out, ']');
+}
+
+/*
+ * The sampling interval in ms: the capture's, else the mean distance
+ * between the samples of the thread with the most (1 without two).
+ */
+static double ff_interval(const struct firefox *ff)
+{
+	const struct ff_thread *busiest = NULL;
+	size_t i;
+
+	if (ff->meta.interval_ms > 0)
+		return ff->meta.interval_ms;
+	for (i = 0; i < ff->nr_threads; i++)
+		if (!busiest || ff->threads[i]->nr > busiest->nr)
+			busiest = ff->threads[i];
+	if (!busiest || busiest->nr < 2 ||
+	    busiest->v[busiest->nr - 1].time <= busiest->v[0].time)
+		return 1.0;
+	return (double)(busiest->v[busiest->nr - 1].time - busiest->v[0].time) /
+	       1e6 / (double)(busiest->nr - 1);
+}
+
+static void ff_meta(struct firefox *ff, struct ff_out *o)
+{
+	const struct firefox_meta *m = &ff->meta;
+	struct strbuf *b = &o->out;
+	size_t i;
+
+	strbuf_addstr(b, "{\"meta\":{\"interval\":");
+	/* %g of a value from the capture: the same text every run */
+	strbuf_addf(b, "%.9g", ff_interval(ff));
+	strbuf_addstr(b, ",\"startTime\":");
+	ff_ms(b, ff->t0);
+	strbuf_addf(b, ",\"startTimeAsClockMonotonicNanosecondsSinceBoot\":"
+		    "%llu,", (unsigned long long)ff->t0);
+	strbuf_addf(b, "\"processType\":0,\"product\":\"restack\","
+		    "\"stackwalk\":1,\"version\":36,"
+		    "\"preprocessedProfileVersion\":%d,\"symbolicated\":true,"
+		    "\"usesOnlyOneStackType\":true,\"platform\":\"Linux\","
+		    "\"keepProfileThreadOrder\":true",
+		    FF_VERSION);
+	if (m->osrelease) {
+		strbuf_reset(&ff->buf);
+		strbuf_addf(&ff->buf, "Linux %s", m->osrelease);
+		strbuf_addstr(b, ",\"oscpu\":");
+		textesc_json(b, strbuf_str(&ff->buf));
+	}
+	if (m->arch) {
+		strbuf_addstr(b, ",\"abi\":");
+		textesc_json(b, m->arch);
+	}
+	if (m->cpu) {
+		strbuf_addstr(b, ",\"CPUName\":");
+		textesc_json(b, m->cpu);
+	}
+	if (m->cpus)
+		strbuf_addf(b, ",\"logicalCPUs\":%u", m->cpus);
+	if (m->name) {
+		strbuf_addstr(b, ",\"importedFrom\":");
+		textesc_json(b, m->name);
+	}
+	strbuf_addstr(b, ",\"categories\":[");
+	for (i = 0; i < ARRAY_SIZE(ff_categories); i++)
+		strbuf_addf(b, "%s{\"name\":\"%s\",\"color\":\"%s\","
+			    "\"subcategories\":[\"Other\"]}", i ? "," : "",
+			    ff_categories[i].name, ff_categories[i].color);
+	strbuf_addstr(b, "],\"markerSchema\":[{\"name\":\"TruncatedStacks\","
+		      "\"tooltipLabel\":\"Truncated stacks: {marker.data.reason}\","
+		      "\"tableLabel\":\"{marker.data.reason}, "
+		      "{marker.data.samples} samples\","
+		      "\"chartLabel\":\"{marker.data.reason}\","
+		      "\"display\":[\"marker-chart\",\"marker-table\","
+		      "\"timeline-overview\"],"
+		      "\"description\":\"Consecutive samples of the thread "
+		      "whose stacks did not reach its root\","
+		      "\"fields\":[{\"key\":\"reason\",\"label\":\"Reason\","
+		      "\"format\":\"string\"},{\"key\":\"samples\","
+		      "\"label\":\"Samples\",\"format\":\"integer\"}]}]},");
+}
+
+/* Breakpad's id of an ELF build-id: its first 16 bytes (zero-padded) as
+ * a GUID, the first three fields byte-swapped, then the age, 0. */
+static void ff_breakpad_id(struct strbuf *b, const struct ff_bid *bid)
+{
+	static const uint8_t order[16] = { 3, 2, 1, 0, 5, 4, 7, 6,
+					   8, 9, 10, 11, 12, 13, 14, 15 };
+	uint8_t g[16] = { 0 };
+	unsigned i;
+
+	memcpy(g, bid->b, MIN(bid->size, 16u));
+	for (i = 0; i < 16; i++)
+		strbuf_addf(b, "%02X", g[order[i]]);
+	strbuf_addch(b, '0');
+}
+
+static void ff_libs(struct firefox *ff, struct ff_out *o)
+{
+	struct strbuf *b = &o->out;
+	size_t i;
+	unsigned k;
+
+	strbuf_addstr(b, "\"libs\":[");
+	for (i = 0; i < ff->libs.nr && o->rc == 0; i++) {
+		const char *path = strtab_str(&ff->strs, (uint32_t)
+					      ff_row(&ff->libs, i)[FF_LIB_PATH]);
+		const struct ff_bid *bid = &ff->bids[i];
+
+		strbuf_addstr(b, i ? ",{\"arch\":" : "{\"arch\":");
+		textesc_json(b, ff->meta.arch ? ff->meta.arch : "");
+		strbuf_addstr(b, ",\"name\":");
+		textesc_json(b, ff_basename(path));
+		strbuf_addstr(b, ",\"path\":");
+		textesc_json(b, path);
+		strbuf_addstr(b, ",\"debugName\":");
+		textesc_json(b, ff_basename(path));
+		strbuf_addstr(b, ",\"debugPath\":");
+		textesc_json(b, path);
+		strbuf_addstr(b, ",\"breakpadId\":\"");
+		if (bid->size)
+			ff_breakpad_id(b, bid);
+		strbuf_addstr(b, "\",\"codeId\":");
+		if (bid->size) {
+			strbuf_addch(b, '"');
+			for (k = 0; k < bid->size; k++)
+				strbuf_addf(b, "%02x", bid->b[k]);
+			strbuf_addch(b, '"');
+		} else {
+			strbuf_addstr(b, "null");
+		}
+		strbuf_addch(b, '}');
+		ff_out_maybe(o);
+	}
+	strbuf_addstr(b, "],");
+}
+
+static void ff_shared(struct firefox *ff, struct ff_out *o)
+{
+	struct strbuf *b = &o->out;
+	const struct ff_tab *st = &ff->stacks, *fr = &ff->frames;
+	size_t i;
+
+	strbuf_addstr(b, "\"shared\":{\"stringArray\":[");
+	for (i = 0; i < ff->strs.nr && o->rc == 0; i++) {
+		strbuf_addstr(b, i ? "," : "");
+		textesc_json(b, strtab_str(&ff->strs, (uint32_t)i));
+		ff_out_maybe(o);
+	}
+	/* stacks: prefixOffset is the distance back to the prefix */
+	strbuf_addstr(b, "],\"stackTable\":{\"length\":");
+	strbuf_addf(b, "%zu", st->nr);
+	ff_column(o, "frame", st, FF_STACK_FRAME, "null");
+	strbuf_addstr(b, ",\"prefixOffset\":[");
+	for (i = 0; i < st->nr && o->rc == 0; i++) {
+		uint64_t p = ff_row(st, i)[FF_STACK_PREFIX];
+
+		strbuf_addf(b, i ? ",%llu" : "%llu",
+			    (unsigned long long)(p == FF_NONE ? 0 : i - p));
+		ff_out_maybe(o);
+	}
+	strbuf_addf(b, "]},\"frameTable\":{\"length\":%zu", fr->nr);
+	strbuf_addstr(b, ",\"address\":[");
+	for (i = 0; i < fr->nr && o->rc == 0; i++) {
+		strbuf_addf(b, i ? ",%lld" : "%lld",
+			    (long long)(int64_t)ff_row(fr, i)[FF_FRAME_ADDR]);
+		ff_out_maybe(o);
+	}
+	strbuf_addch(b, ']');
+	ff_column(o, "lib", fr, FF_FRAME_LIB, "-1");
+	ff_column(o, "inlineDepth", fr, FF_FRAME_DEPTH, "0");
+	ff_column(o, "category", fr, FF_FRAME_CAT, "null");
+	ff_repeat(o, "subcategory", fr->nr, "0");
+	ff_column(o, "func", fr, FF_FRAME_FUNC, "null");
+	ff_repeat(o, "nativeSymbol", fr->nr, "null");
+	ff_repeat(o, "innerWindowID", fr->nr, "null");
+	strbuf_addstr(b, ",\"line\":[");
+	for (i = 0; i < fr->nr && o->rc == 0; i++) {
+		uint64_t line = ff_row(fr, i)[FF_FRAME_LINE];
+
+		strbuf_addstr(b, i ? "," : "");
+		if (line)
+			strbuf_addf(b, "%llu", (unsigned long long)line);
+		else
+			strbuf_addstr(b, "null");
+		ff_out_maybe(o);
+	}
+	strbuf_addch(b, ']');
+	ff_repeat(o, "column", fr->nr, "null");
+	ff_repeat(o, "originalLocation", fr->nr, "null");
+
+	strbuf_addf(b, "},\"funcTable\":{\"length\":%zu", ff->funcs.nr);
+	ff_column(o, "name", &ff->funcs, FF_FUNC_NAME, "null");
+	ff_repeat(o, "isJS", ff->funcs.nr, "false");
+	ff_repeat(o, "relevantForJS", ff->funcs.nr, "false");
+	ff_column(o, "resource", &ff->funcs, FF_FUNC_RES, "-1");
+	ff_column(o, "source", &ff->funcs, FF_FUNC_SRC, "null");
+	ff_repeat(o, "lineNumber", ff->funcs.nr, "null");
+	ff_repeat(o, "columnNumber", ff->funcs.nr, "null");
+	ff_repeat(o, "originalLocation", ff->funcs.nr, "null");
+
+	strbuf_addf(b, "},\"resourceTable\":{\"length\":%zu", ff->res.nr);
+	ff_column(o, "name", &ff->res, FF_RES_NAME, "null");
+	ff_repeat(o, "host", ff->res.nr, "null");
+	ff_repeat(o, "type", ff->res.nr, "1");
+
+	strbuf_addstr(b, "},\"nativeSymbols\":{\"length\":0,\"libIndex\":[],"
+		      "\"address\":[],\"name\":[],\"functionSize\":[]}");
+	strbuf_addf(b, ",\"sources\":{\"length\":%zu", ff->srcs.nr);
+	ff_repeat(o, "id", ff->srcs.nr, "null");
+	ff_column(o, "filename", &ff->srcs, FF_SRC_FILE, "null");
+	ff_repeat(o, "startLine", ff->srcs.nr, "1");
+	ff_repeat(o, "startColumn", ff->srcs.nr, "1");
+	ff_repeat(o, "sourceMapURL", ff->srcs.nr, "null");
+	ff_repeat(o, "content", ff->srcs.nr, "null");
+	strbuf_addstr(b, "},\"sourceLocationTable\":{\"length\":0,"
+		      "\"source\":[],\"line\":[],\"column\":[]}},");
+}
+
+static int ff_thread_cmp(const void *a, const void *b)
+{
+	const struct ff_thread *x = *(const struct ff_thread *const *)a;
+	const struct ff_thread *y = *(const struct ff_thread *const *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return 0;
+}
+
+static void ff_markers(struct firefox *ff, struct ff_out *o,
+		       const struct ff_thread *t)
+{
+	struct strbuf *b = &o->out;
+	uint32_t name = ff->marker_name;
+	size_t i;
+
+	strbuf_addf(b, "\"markers\":{\"length\":%zu,\"data\":[", t->nr_m);
+	for (i = 0; i < t->nr_m && o->rc == 0; i++) {
+		strbuf_addstr(b, i ? ",{" : "{");
+		strbuf_addstr(b, "\"type\":\"TruncatedStacks\",\"reason\":");
+		textesc_json(b, strtab_str(&ff->strs, t->m[i].reason));
+		strbuf_addf(b, ",\"samples\":%u}", t->m[i].samples);
+		ff_out_maybe(o);
+	}
+	strbuf_addstr(b, "],\"name\":[");
+	for (i = 0; i < t->nr_m; i++)
+		strbuf_addf(b, i ? ",%u" : "%u", name);
+	strbuf_addstr(b, "],\"startTime\":[");
+	for (i = 0; i < t->nr_m; i++) {
+		strbuf_addstr(b, i ? "," : "");
+		ff_ms(b, t->m[i].start - ff->t0);
+	}
+	strbuf_addstr(b, "],\"endTime\":[");
+	for (i = 0; i < t->nr_m; i++) {
+		strbuf_addstr(b, i ? "," : "");
+		ff_ms(b, t->m[i].end - ff->t0);
+	}
+	strbuf_addch(b, ']');
+	ff_repeat(o, "phase", t->nr_m, "1");
+	strbuf_reset(&ff->buf);
+	strbuf_addf(&ff->buf, "%d", FF_CAT_TRUNCATED);
+	ff_repeat(o, "category", t->nr_m, strbuf_str(&ff->buf));
+	strbuf_addch(b, '}');
+}
+
+/* A thread; its process started at pstart and is named pname (NULL:
+ * no main thread). */
+static void ff_thread_json(struct firefox *ff, struct ff_out *o,
+			   const struct ff_thread *t, uint64_t pstart,
+			   const char *pname)
+{
+	struct strbuf *b = &o->out;
+	size_t i;
+
+	strbuf_addstr(b, "{\"processType\":\"default\",\"processStartupTime\":");
+	ff_ms(b, pstart - ff->t0);
+	strbuf_addstr(b, ",\"processShutdownTime\":null,\"registerTime\":");
+	ff_ms(b, t->nr ? t->v[0].time - ff->t0 : 0);
+	strbuf_addstr(b, ",\"unregisterTime\":");
+	ff_ms(b, t->nr ? t->v[t->nr - 1].time - ff->t0 : 0);
+	strbuf_addstr(b, ",\"pausedRanges\":[],\"showMarkersInTimeline\":true,"
+		      "\"name\":");
+	textesc_json(b, strtab_str(&ff->strs, t->comm));
+	if (pname) {
+		strbuf_addstr(b, ",\"processName\":");
+		textesc_json(b, pname);
+	}
+	strbuf_addf(b, ",\"isMainThread\":%s,\"pid\":\"%d\",\"tid\":\"%d\","
+		    "\"samples\":{\"length\":%zu,\"weightType\":\"samples\","
+		    "\"weight\":", t->pid == t->tid ? "true" : "false",
+		    t->pid, t->tid, t->nr);
+	if (ff->opts.period) {
+		strbuf_addch(b, '[');
+		for (i = 0; i < t->nr && o->rc == 0; i++) {
+			strbuf_addf(b, i ? ",%llu" : "%llu",
+				    (unsigned long long)t->v[i].period);
+			ff_out_maybe(o);
+		}
+		strbuf_addch(b, ']');
+	} else {
+		strbuf_addstr(b, "null");
+	}
+	strbuf_addstr(b, ",\"stack\":[");
+	for (i = 0; i < t->nr && o->rc == 0; i++) {
+		strbuf_addstr(b, i ? "," : "");
+		if (t->v[i].stack == FF_NONE)
+			strbuf_addstr(b, "null");
+		else
+			strbuf_addf(b, "%u", t->v[i].stack);
+		ff_out_maybe(o);
+	}
+	strbuf_addstr(b, "],\"time\":[");
+	for (i = 0; i < t->nr && o->rc == 0; i++) {
+		strbuf_addstr(b, i ? "," : "");
+		ff_ms(b, t->v[i].time - ff->t0);
+		ff_out_maybe(o);
+	}
+	strbuf_addstr(b, "]},");
+	ff_markers(ff, o, t);
+	strbuf_addch(b, '}');
+}
+
+int firefox_write(struct firefox *ff, int fd, struct err *err)
+{
+	struct ff_out o = { .fd = fd, .gz = !ff->opts.plain, .err = err };
+	size_t i, j, end;
+
+	strbuf_init(&o.out);
+	/* 15 + 16: gzip wrapper, whose header has no time and no name */
+	if (o.gz && deflateInit2(&o.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED,
+				 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "zlib deflateInit2");
+	if (ff->nr_threads > 1)
+		qsort(ff->threads, ff->nr_threads, sizeof(*ff->threads),
+		      ff_thread_cmp);
+	ff_meta(ff, &o);
+	ff_libs(ff, &o);
+	ff_shared(ff, &o);
+	strbuf_addstr(&o.out, "\"threads\":[");
+	/* threads sorted by pid: a process at a time, which starts with
+	 * its first sample and is named after its main thread */
+	for (i = 0; i < ff->nr_threads && o.rc == 0; i = end) {
+		uint64_t pstart = UINT64_MAX;
+		const char *pname = NULL;
+
+		for (end = i; end < ff->nr_threads &&
+		     ff->threads[end]->pid == ff->threads[i]->pid; end++) {
+			const struct ff_thread *t = ff->threads[end];
+
+			if (t->nr)
+				pstart = MIN(pstart, t->v[0].time);
+			if (t->tid == t->pid)
+				pname = strtab_str(&ff->strs, t->comm);
+		}
+		for (j = i; j < end && o.rc == 0; j++) {
+			if (j)
+				strbuf_addch(&o.out, ',');
+			ff_thread_json(ff, &o, ff->threads[j],
+				       pstart == UINT64_MAX ? ff->t0 : pstart,
+				       pname);
+			ff_out_maybe(&o);
+		}
+	}
+	strbuf_addstr(&o.out, "]}\n");
+	ff_out_send(&o, Z_FINISH);
+	if (o.gz)
+		deflateEnd(&o.z);
+	strbuf_release(&o.out);
+	return o.rc;
+}
