@@ -23,8 +23,9 @@ pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev zlib1g-dev libdebugin
 test_pkgs="linux-perf clang python3 binutils time nodejs sqlite3 debuginfod util-linux iproute2 curl bzip2 chromium libsysprof-4-dev sysprof dbus man-db golang-go default-jdk-headless"
 # a rustc on the PATH (rustup's) will do for tests/cli/rust.sh
 command -v rustc >/dev/null 2>&1 || test_pkgs="$test_pkgs rustc"
-# npm installs the output checkers (pprof-format, speedscope); some nodejs
-# builds bundle it, and Debian's npm package conflicts there.
+# npm installs the output checkers (pprof-format, speedscope,
+# @firefox-devtools/profiler-cli); some nodejs builds bundle it, and
+# Debian's npm package conflicts there.
 command -v npm >/dev/null 2>&1 || test_pkgs="$test_pkgs npm"
 case $what in
 build) ;;
