@@ -34,6 +34,7 @@ static const struct fuzz_output {
 	{ "out.script", { "--stitch=strict" } },
 	{ "out.pb.gz", { "--no-inline" } },
 	{ "out.speedscope.json", { "--stitch=off", "--pid" } },
+	{ "out.firefox.json", { "--weight", "period" } },
 	{ "out.svg", { "--max-frames", "16", "--title", "t<&>" } },
 	{ "out.data", { "--no-kernel" } },
 	{ "out.syscap", { "--sysprof-version", "3.46" } },
