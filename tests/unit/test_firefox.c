@@ -1,0 +1,314 @@
+/*
+ * test_firefox.c - the Firefox Profiler writer on hand-made samples: the
+ * columns it writes for inline, kernel, unknown, JIT, stitched and
+ * truncated frames (addresses relative to the module, -1 where there is
+ * none or it does not fit), the lib's codeId and breakpadId, times in
+ * milliseconds, weights, the "Truncated stacks" markers, an empty
+ * profile, the gzip output, and the same bytes on every run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "formats/firefox.h"
+#include "tests/harness.h"
+
+struct loc2 {
+	struct sym_loc l;
+	struct sym_entry e[2];
+};
+
+static const uint8_t bid[20] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+				 14, 15, 16, 17, 18, 19, 20 };
+static struct loc2 main_loc, inl_loc, far_loc, k_loc, unk_loc, jit_loc;
+
+static void setup(void)
+{
+	main_loc.l = (struct sym_loc){ .module = "/usr/bin/app", .rel = 0x1000,
+				       .kind = SYM_USER, .nr = 1,
+				       .build_id_size = 20, .build_id = bid };
+	main_loc.e[0] = (struct sym_entry){ .name = "main", .file = "app.c",
+					    .line = 7 };
+	/* outer() with inner() inlined at 0x1234 */
+	inl_loc.l = main_loc.l;
+	inl_loc.l.rel = 0x1234;
+	inl_loc.l.nr = 2;
+	inl_loc.e[0] = (struct sym_entry){ .name = "inner", .file = "app.c",
+					   .line = 12, .inlined = true };
+	inl_loc.e[1] = (struct sym_entry){ .name = "outer", .file = "app.c",
+					   .line = 30 };
+	far_loc.l = main_loc.l;
+	far_loc.l.rel = 0x90000000;   /* over 2^31 - 1 */
+	far_loc.e[0] = (struct sym_entry){ .name = "far" };
+	k_loc.l = (struct sym_loc){ .module = "[kernel.kallsyms]",
+				    .rel = 0xffffffff81000000ULL,
+				    .kind = SYM_KERNEL, .nr = 1 };
+	k_loc.e[0] = (struct sym_entry){ .name = "do_syscall_64" };
+	unk_loc.l = (struct sym_loc){ .kind = SYM_UNKNOWN, .nr = 1 };
+	jit_loc.l = (struct sym_loc){ .module = "/tmp/perf-10.map",
+				      .rel = 0x5000, .kind = SYM_JIT, .nr = 1 };
+	jit_loc.e[0] = (struct sym_entry){ .name = "JS:fib" };
+}
+
+/* Writes ff to a temporary file; returns its contents (malloc'd). */
+static char *render(struct firefox *ff, size_t *len)
+{
+	FILE *f = tmpfile();
+	struct err err;
+	char *buf;
+	long n;
+
+	if (!f || firefox_write(ff, fileno(f), &err) < 0)
+		return NULL;
+	n = lseek(fileno(f), 0, SEEK_END);
+	buf = malloc((size_t)n + 1);
+	if (buf && pread(fileno(f), buf, (size_t)n, 0) != n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		buf[n] = '\0';
+	*len = (size_t)n;
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Five samples of thread 10/10 ("app"), 1 ms apart from 5 s, then one of
+ * thread 10/11 ("worker"): kernel over inlined user code, a stitched
+ * main, an unknown leaf, two truncated stacks (window exhausted), JIT
+ * code at a far address.
+ */
+static struct firefox *profile(bool period, bool plain)
+{
+	struct firefox *ff = firefox_new(&(struct firefox_opts){
+		.period = period, .plain = plain });
+	struct rframe fr[4];
+	struct rsample s;
+	struct firefox_meta m = { .interval_ms = 1, .arch = "x86_64",
+				  .name = "t.data" };
+	int i;
+
+	memset(&s, 0, sizeof(s));
+	s.pid = 10;
+	s.tid = 10;
+	s.comm = "app";
+	s.event = "cpu-clock";
+	s.frames = fr;
+	for (i = 0; ff && i < 6; i++) {
+		s.time = 5000000000ULL + (uint64_t)i * 1000000 + (i == 5 ? 500 : 0);
+		s.period = 1000000 + (uint64_t)i;
+		s.end = END_ROOT;
+		s.nr_kernel = 0;
+		fr[0] = (struct rframe){ .origin = FRAME_SAMPLE };
+		fr[1] = (struct rframe){ .origin = FRAME_CFI_EH,
+					 .loc = &main_loc.l };
+		switch (i) {
+		case 0:   /* kernel, inner/outer, main (stitched) */
+			s.nr_frames = 3;
+			s.nr_kernel = 1;
+			fr[0].loc = &k_loc.l;
+			fr[0].origin = FRAME_KERNEL;
+			fr[1] = (struct rframe){ .origin = FRAME_SAMPLE,
+						 .loc = &inl_loc.l };
+			fr[2] = (struct rframe){ .origin = FRAME_STITCHED,
+						 .loc = &main_loc.l };
+			break;
+		case 1:   /* unknown, main */
+			s.nr_frames = 2;
+			fr[0].loc = &unk_loc.l;
+			break;
+		case 2:
+		case 3:   /* truncated: far, main */
+			s.nr_frames = 2;
+			s.end = END_WINDOW;
+			fr[0].loc = &far_loc.l;
+			break;
+		case 4:   /* JIT, main */
+			s.nr_frames = 2;
+			fr[0].loc = &jit_loc.l;
+			break;
+		case 5:   /* another thread: main alone */
+			s.tid = 11;
+			s.comm = "worker";
+			s.nr_frames = 1;
+			fr[0] = fr[1];
+			break;
+		}
+		if (firefox_add(ff, &s) < 0) {
+			firefox_free(ff);
+			return NULL;
+		}
+	}
+	if (ff && firefox_set_meta(ff, &m) < 0) {
+		firefox_free(ff);
+		return NULL;
+	}
+	return ff;
+}
+
+/* Whether json has needle, with a diagnostic when not. */
+static bool has(const char *json, const char *needle)
+{
+	if (json && strstr(json, needle))
+		return true;
+	DIAG("missing: %s", needle);
+	return false;
+}
+
+static void test_columns(void)
+{
+	struct firefox *ff = profile(false, true);
+	size_t len = 0, len2 = 0;
+	char *a = ff ? render(ff, &len) : NULL, *b;
+
+	firefox_free(ff);
+	ff = profile(false, true);
+	b = ff ? render(ff, &len2) : NULL;
+	firefox_free(ff);
+	CHECK(a && b && len == len2 && !memcmp(a, b, len),
+	      "same bytes on every run (%zu)", len);
+	CHECK(has(a, "\"preprocessedProfileVersion\":70,") &&
+	      has(a, "\"product\":\"restack\"") &&
+	      has(a, "\"symbolicated\":true") &&
+	      has(a, "\"startTime\":5000,") &&
+	      has(a, "\"interval\":1,"), "meta");
+	CHECK(has(a, "{\"name\":\"Stitched\",\"color\":\"purple\","
+		     "\"subcategories\":[\"Other\"]}"), "categories");
+	/* strings: the marker name first, then in order of first sight */
+	CHECK(has(a, "\"stringArray\":[\"Truncated stacks\",\"app\","
+		     "\"/usr/bin/app\",\"app.c\",\"main\",\"outer\","
+		     "\"inner\",\"[kernel.kallsyms]\",\"do_syscall_64\","
+		     "\"[unknown]\",\"[truncated: window exhausted]\","
+		     "\"window exhausted\",\"far\",\"perf-10.map\","
+		     "\"/tmp/perf-10.map\",\"JS:fib\",\"worker\"]"),
+	      "stringArray");
+	/*
+	 * Frames in order of first sight: main (stitched), outer, inner
+	 * (inlined at 0x1234 = 4660), do_syscall_64 (kernel: no address,
+	 * no lib); main (found by CFI: User), [unknown]; the marker; far
+	 * (0x90000000 does not fit: -1); JS:fib (JIT, its own lib).
+	 */
+	CHECK(has(a, "\"address\":[4096,4660,4660,-1,4096,-1,-1,-1,20480]"),
+	      "frame addresses: relative, -1 without a module or over 2^31");
+	CHECK(has(a, "\"lib\":[0,0,0,-1,0,-1,-1,0,1]"), "frame libs");
+	CHECK(has(a, "\"inlineDepth\":[0,0,1,0,0,0,0,0,0]"), "inline depths");
+	CHECK(has(a, "\"category\":[4,1,1,2,1,0,5,1,3]"),
+	      "categories: Stitched, User, User, Kernel, User, Other, "
+	      "Truncated, User, JIT");
+	CHECK(has(a, "\"line\":[7,30,12,null,7,null,null,null,null]"),
+	      "DWARF lines");
+	CHECK(has(a, "\"codeId\":\"0102030405060708090a0b0c0d0e0f1011121314\"") &&
+	      has(a, "\"breakpadId\":\"0403020106050807090A0B0C0D0E0F100\""),
+	      "lib: build-id as codeId and breakpadId");
+	CHECK(has(a, "\"libs\":[{\"arch\":\"x86_64\",\"name\":\"app\","
+		     "\"path\":\"/usr/bin/app\",\"debugName\":\"app\","
+		     "\"debugPath\":\"/usr/bin/app\""), "lib: path and name");
+	CHECK(has(a, "\"breakpadId\":\"\",\"codeId\":null}"),
+	      "lib without a build-id");
+	/* stacks root first: main (stitched), outer, inner, kernel; main,
+	 * unknown; marker, main, far; main (4 again), JS:fib */
+	CHECK(has(a, "\"stackTable\":{\"length\":10,"
+		     "\"frame\":[0,1,2,3,4,5,6,4,7,8],"
+		     "\"prefixOffset\":[0,1,1,1,0,1,0,1,1,5]}"),
+	      "stack table: prefixes point back");
+	CHECK(has(a, "\"samples\":{\"length\":5,\"weightType\":\"samples\","
+		     "\"weight\":null,\"stack\":[3,5,8,8,9],"
+		     "\"time\":[0,1,2,3,4]}"), "thread 10: samples");
+	CHECK(has(a, "\"samples\":{\"length\":1,\"weightType\":\"samples\","
+		     "\"weight\":null,\"stack\":[4],\"time\":[5.0005]}"),
+	      "thread 11: its sample, time in ms to the nanosecond");
+	CHECK(has(a, "\"name\":\"worker\",\"processName\":\"app\","
+		     "\"isMainThread\":false,\"pid\":\"10\",\"tid\":\"11\""),
+	      "thread 11: named, in process 10");
+	CHECK(has(a, "\"registerTime\":0,\"unregisterTime\":4,") &&
+	      has(a, "\"registerTime\":5.0005,\"unregisterTime\":5.0005,"),
+	      "threads registered from first to last sample");
+	CHECK(has(a, "\"markers\":{\"length\":1,\"data\":[{\"type\":"
+		     "\"TruncatedStacks\",\"reason\":\"window exhausted\","
+		     "\"samples\":2}],\"name\":[0],\"startTime\":[2],"
+		     "\"endTime\":[3],\"phase\":[1],\"category\":[5]}"),
+	      "two truncated samples: one marker");
+	CHECK(has(a, "\"markers\":{\"length\":0,\"data\":[],\"name\":[],"
+		     "\"startTime\":[],\"endTime\":[],\"phase\":[],"
+		     "\"category\":[]}"), "no marker on thread 11");
+	free(a);
+	free(b);
+}
+
+static void test_period_gzip(void)
+{
+	struct firefox *ff = profile(true, true);
+	size_t len = 0, zlen = 0;
+	char *plain = ff ? render(ff, &len) : NULL, *gz, *out;
+	uLongf outlen = 0;
+	z_stream z;
+
+	firefox_free(ff);
+	CHECK(has(plain, "\"weight\":[1000000,1000001,1000002,1000003,"
+			 "1000004],\"stack\""), "--weight period: the periods");
+	ff = profile(true, false);
+	gz = ff ? render(ff, &zlen) : NULL;
+	firefox_free(ff);
+	CHECK(gz && zlen > 10 && (uint8_t)gz[0] == 0x1f &&
+	      (uint8_t)gz[1] == 0x8b && zlen < len, "gzip: %zu bytes for %zu",
+	      zlen, len);
+	out = malloc(len + 1);
+	memset(&z, 0, sizeof(z));
+	if (gz && out && inflateInit2(&z, 15 + 16) == Z_OK) {
+		z.next_in = (unsigned char *)gz;
+		z.avail_in = (uInt)zlen;
+		z.next_out = (unsigned char *)out;
+		z.avail_out = (uInt)len + 1;
+		if (inflate(&z, Z_FINISH) == Z_STREAM_END)
+			outlen = z.total_out;
+		inflateEnd(&z);
+	}
+	CHECK(plain && outlen == len && !memcmp(out, plain, len),
+	      "gzip: the plain JSON inside");
+	free(out);
+	free(gz);
+	free(plain);
+}
+
+static void test_empty(void)
+{
+	struct firefox *ff = firefox_new(NULL);
+	size_t len = 0;
+	char *a = ff ? render(ff, &len) : NULL;
+
+	firefox_free(ff);
+	/* gzip by default: inflate the few bytes */
+	CHECK(a && len > 10 && (uint8_t)a[0] == 0x1f, "empty: gzip");
+	if (a) {
+		char out[8192];
+		z_stream z;
+
+		memset(&z, 0, sizeof(z));
+		memset(out, 0, sizeof(out));
+		if (inflateInit2(&z, 15 + 16) == Z_OK) {
+			z.next_in = (unsigned char *)a;
+			z.avail_in = (uInt)len;
+			z.next_out = (unsigned char *)out;
+			z.avail_out = sizeof(out) - 1;
+			inflate(&z, Z_FINISH);
+			inflateEnd(&z);
+		}
+		CHECK(has(out, "\"libs\":[],") && has(out, "\"threads\":[]}\n") &&
+		      has(out, "\"stackTable\":{\"length\":0,\"frame\":[],"
+			       "\"prefixOffset\":[]}"),
+		      "empty: no libs, stacks or threads");
+	}
+	free(a);
+}
+
+int main(void)
+{
+	setup();
+	test_columns();
+	test_period_gzip();
+	test_empty();
+	return done_testing();
+}
