@@ -321,6 +321,67 @@ static int convert_firefox_meta(struct convert_out *o, struct run *run,
 	return 0;
 }
 
+static enum sample_verdict convert_no_samples(void *ctx,
+					      const struct sample_key *k)
+{
+	(void)ctx;
+	(void)k;
+	return SAMPLE_DROP;
+}
+
+/*
+ * Firefox output: the threads' starts and ends and the lost records, from
+ * a second read of the input that skips the samples (a file's: a stream
+ * cannot be read again, and then has none).  0, or -1 after printing the
+ * error.
+ */
+static int convert_firefox_events(struct convert_out *o, const char *in)
+{
+	struct source *src;
+	struct stat st;
+	struct event ev;
+	struct err err;
+	int rc;
+
+	if (!strcmp(in, "-") || stat(in, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	src = source_open(in, &err);
+	if (!src) {
+		cmd_report_err(in, &err);
+		return -1;
+	}
+	source_set_sample_filter(src, convert_no_samples, NULL,
+				 SAMPLE_FILTER_READ);
+	while ((rc = source_next(src, &ev)) > 0) {
+		enum firefox_event kind;
+		uint64_t count = 0;
+
+		if (ev.time == EVENT_NO_TIME)
+			continue;
+		if (ev.type == EVENT_FORK) {
+			kind = FIREFOX_THREAD_START;
+		} else if (ev.type == EVENT_EXIT) {
+			kind = FIREFOX_THREAD_END;
+		} else if (ev.type == EVENT_LOST) {
+			kind = ev.lost.samples ? FIREFOX_LOST_SAMPLES :
+						 FIREFOX_LOST_RECORDS;
+			count = ev.lost.lost;
+		} else {
+			continue;
+		}
+		if (firefox_add_event(o->ff, kind, ev.pid, ev.tid, ev.time,
+				      count) < 0) {
+			cmd_error("out of memory");
+			source_close(src);
+			return -1;
+		}
+	}
+	if (rc < 0)
+		cmd_report_err(in, source_err(src));
+	source_close(src);
+	return rc < 0 ? -1 : 0;
+}
+
 static int convert_writer_finish(struct convert_out *o, bool quiet)
 {
 	const struct perfdata_write_stats *st;
@@ -569,6 +630,8 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 			rc = convert_writer_finish(&co, ro.quiet);
 		if (rc == 0 && co.ff)
 			rc = convert_firefox_meta(&co, &run, in);
+		if (rc == 0 && co.ff)
+			rc = convert_firefox_events(&co, in);
 		if (rc == 0 && cfg->stats && !ro.quiet)
 			run_print_stats(&run, stderr);
 		rc = convert_close(&co, rc == 0);

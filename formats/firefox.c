@@ -72,7 +72,15 @@ static uint32_t ff_str(struct firefox *ff, const char *s);
 
 struct firefox *firefox_new(const struct firefox_opts *opts)
 {
+	static const char *const ev_names[FIREFOX_EVENT__COUNT] = {
+		[FIREFOX_THREAD_START] = "Thread start",
+		[FIREFOX_THREAD_END] = "Thread end",
+		[FIREFOX_LOST_SAMPLES] = "Lost samples",
+		[FIREFOX_LOST_RECORDS] = "Lost records",
+	};
 	struct firefox *ff = mem_zalloc(1, sizeof(*ff));
+	bool oom;
+	unsigned i;
 
 	if (!ff)
 		return NULL;
@@ -87,7 +95,12 @@ struct firefox *firefox_new(const struct firefox_opts *opts)
 	strtab_init(&ff->strs);
 	strbuf_init(&ff->buf);
 	ff->marker_name = ff_str(ff, "Truncated stacks");
-	if (ff->marker_name == FF_NONE) {
+	oom = ff->marker_name == FF_NONE;
+	for (i = 0; i < FIREFOX_EVENT__COUNT; i++) {
+		ff->ev_name[i] = ff_str(ff, ev_names[i]);
+		oom |= ff->ev_name[i] == FF_NONE;
+	}
+	if (oom) {
 		firefox_free(ff);
 		return NULL;
 	}
@@ -114,6 +127,7 @@ void firefox_free(struct firefox *ff)
 		free(ff->threads[i]);
 	}
 	free(ff->threads);
+	free(ff->ev);
 	ff_meta_free(&ff->meta);
 	strtab_release(&ff->strs);
 	ff_tab_release(&ff->libs);
@@ -450,5 +464,24 @@ int firefox_add(struct firefox *ff, const struct rsample *s)
 	t->v[t->nr].stack = stack < 0 ? FF_NONE : (uint32_t)stack;
 	t->v[t->nr].time = s->time;
 	t->v[t->nr++].period = s->period;
+	return 0;
+}
+
+int firefox_add_event(struct firefox *ff, enum firefox_event kind,
+		      int32_t pid, int32_t tid, uint64_t time, uint64_t count)
+{
+	struct ff_event *e;
+
+	if ((unsigned)kind >= FIREFOX_EVENT__COUNT)
+		return 0;
+	if (mem_grow(&ff->ev, &ff->ev_alloc, sizeof(*ff->ev),
+		     ff->nr_ev + 1) < 0)
+		return -1;
+	e = &ff->ev[ff->nr_ev++];
+	e->pid = pid;
+	e->tid = tid;
+	e->time = time;
+	e->count = count;
+	e->kind = (uint8_t)kind;
 	return 0;
 }

@@ -8,7 +8,8 @@
  * One thread per capture thread (pid, tid), named after the comm of its
  * last sample, with its samples in arrival order (run them with
  * RUN_ORDERED: time order) and their times in milliseconds after the
- * capture's first sample.  Weights are null (one per sample) or the
+ * capture's first sample or event; registered from its start event or
+ * first sample to its end event or last sample.  Weights are null (one per sample) or the
  * periods (--weight period), weightType "samples" either way.  The
  * frame, function, stack, resource and source tables are shared by the
  * threads (profile.shared), as the version requires.  Functions are
@@ -22,11 +23,13 @@
  * thread's earlier samples) and Truncated (the "[truncated: REASON]"
  * frame a stack that did not reach its thread's root starts with).
  * Markers: one "Truncated stacks" interval per run of a thread's
- * consecutive samples truncated for the same reason.
+ * consecutive samples truncated for the same reason, and the events of
+ * firefox_add_event() ("Thread start", "Thread end", "Lost samples",
+ * "Lost records").
  *
  * Memory: the shared tables grow with distinct frames and call paths;
  * each thread keeps 20 bytes per sample (stack, time, period) and 24 per
- * marker until the profile is written.  The document is streamed out
+ * marker, and 32 bytes per event, until the profile is written.  The document is streamed out
  * (through zlib when compressed); its bytes depend only on the samples
  * and their order.
  */
@@ -61,6 +64,25 @@ void firefox_free(struct firefox *ff);
 
 /* Adds one sample.  Returns 0, or -1 when out of memory. */
 int firefox_add(struct firefox *ff, const struct rsample *s);
+
+/* What the capture says happened besides samples (firefox_add_event). */
+enum firefox_event {
+	FIREFOX_THREAD_START,   /* the thread (pid, tid) was created */
+	FIREFOX_THREAD_END,     /* it ended */
+	FIREFOX_LOST_SAMPLES,   /* the kernel dropped count samples */
+	FIREFOX_LOST_RECORDS,   /* ... count records */
+	FIREFOX_EVENT__COUNT
+};
+
+/*
+ * Adds an event at time (ns, on the samples' clock): an instant marker of
+ * its thread, and for a start or end its registerTime or unregisterTime.
+ * Events of threads without samples are left out, lost records or samples
+ * of no such thread go to the process's first thread, else to the first.
+ * Returns 0, or -1 when out of memory.
+ */
+int firefox_add_event(struct firefox *ff, enum firefox_event kind,
+		      int32_t pid, int32_t tid, uint64_t time, uint64_t count);
 
 /* Sets the capture's description.  Returns 0, or -1 out of memory. */
 int firefox_set_meta(struct firefox *ff, const struct firefox_meta *m);

@@ -67,6 +67,14 @@ struct ff_marker {
 	uint32_t samples;
 };
 
+/* An event of firefox_add_event(); kind FF_EV_NONE: left out. */
+#define FF_EV_NONE 0xff
+struct ff_event {
+	int32_t pid, tid;
+	uint64_t time, count;
+	uint8_t kind;             /* enum firefox_event */
+};
+
 struct ff_thread {
 	int32_t pid, tid;
 	uint32_t comm;            /* strs id, the last sample's */
@@ -75,6 +83,10 @@ struct ff_thread {
 	struct ff_marker *m;
 	size_t nr_m, alloc_m;
 	bool open;                /* the last sample extended m[nr_m - 1] */
+	/* worked out when written (firefox_json.c): */
+	size_t ev_lo, ev_hi;      /* its events in firefox.ev, sorted */
+	uint64_t start, end;      /* registered and unregistered (ns) */
+	bool ended;               /* end is its exit, not its last sample */
 };
 
 struct firefox {
@@ -88,13 +100,20 @@ struct firefox {
 				      * ff_locframes, see ff_loc_key() */
 	struct hashmap markers;      /* marker text pointer -> frame + 1 */
 	uint32_t marker_name;        /* strs id of "Truncated stacks" */
+	uint32_t ev_name[FIREFOX_EVENT__COUNT]; /* strs ids of their names */
+	struct ff_event *ev;         /* firefox_add_event()'s */
+	size_t nr_ev, ev_alloc;
 	struct arena arena;
 	struct hashmap thread_map;   /* hash of (pid, tid) -> ff_thread */
 	struct ff_thread **threads;
 	size_t nr_threads, threads_alloc;
 	struct strbuf buf;
 	bool any;
-	uint64_t t0;                 /* the first sample's time */
+	uint64_t t0;                 /* the first sample's time (when
+				      * written: the first sample's or
+				      * event's) */
+	uint64_t t_end;              /* when written: the last time seen
+				      * plus an interval */
 };
 
 static inline const uint64_t *ff_row(const struct ff_tab *t, size_t i)

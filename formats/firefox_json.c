@@ -11,6 +11,8 @@
 #include "formats/firefox_internal.h"
 #include "formats/textesc.h"
 
+#include "common/mem.h"
+
 #define FF_VERSION 70         /* preprocessedProfileVersion */
 #define FF_FLUSH 65536        /* bytes buffered before they go out */
 
@@ -33,6 +35,8 @@ struct ff_out {
 	struct strbuf out;
 	struct err *err;
 	int rc;
+	int64_t *mk;              /* scratch: a thread's markers in order */
+	size_t mk_alloc;
 };
 
 static int ff_out_send(struct ff_out *o, int flush)
@@ -164,6 +168,10 @@ static void ff_meta(struct firefox *ff, struct ff_out *o)
 	ff_ms(b, ff->t0);
 	strbuf_addf(b, ",\"startTimeAsClockMonotonicNanosecondsSinceBoot\":"
 		    "%llu,", (unsigned long long)ff->t0);
+	/* the range shown: from the first to the last sample or event */
+	strbuf_addstr(b, "\"profilingStartTime\":0,\"profilingEndTime\":");
+	ff_ms(b, ff->t_end - ff->t0);
+	strbuf_addch(b, ',');
 	strbuf_addf(b, "\"processType\":0,\"product\":\"restack\","
 		    "\"stackwalk\":1,\"version\":36,"
 		    "\"preprocessedProfileVersion\":%d,\"symbolicated\":true,"
@@ -206,7 +214,19 @@ static void ff_meta(struct firefox *ff, struct ff_out *o)
 		      "whose stacks did not reach its root\","
 		      "\"fields\":[{\"key\":\"reason\",\"label\":\"Reason\","
 		      "\"format\":\"string\"},{\"key\":\"samples\","
-		      "\"label\":\"Samples\",\"format\":\"integer\"}]}]},");
+		      "\"label\":\"Samples\",\"format\":\"integer\"}]},"
+		      "{\"name\":\"Lost\","
+		      "\"tooltipLabel\":\"Lost {marker.data.count} "
+		      "{marker.data.what}\","
+		      "\"tableLabel\":\"{marker.data.count} {marker.data.what}\","
+		      "\"chartLabel\":\"{marker.data.count}\","
+		      "\"display\":[\"marker-chart\",\"marker-table\","
+		      "\"timeline-overview\"],"
+		      "\"description\":\"Samples or records the kernel dropped "
+		      "(its ring buffer was full)\","
+		      "\"fields\":[{\"key\":\"what\",\"label\":\"What\","
+		      "\"format\":\"string\"},{\"key\":\"count\","
+		      "\"label\":\"Count\",\"format\":\"integer\"}]}]},");
 }
 
 /* Breakpad's id of an ELF build-id: its first 16 bytes (zero-padded) as
@@ -358,57 +378,222 @@ static int ff_thread_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* Events by thread, then time; the ones left out last. */
+static int ff_event_cmp(const void *a, const void *b)
+{
+	const struct ff_event *x = a, *y = b;
+
+	if ((x->kind == FF_EV_NONE) != (y->kind == FF_EV_NONE))
+		return x->kind == FF_EV_NONE ? 1 : -1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->count < y->count ? -1 : x->count > y->count;
+}
+
+/* The first of the sorted threads at or after (pid, tid). */
+static size_t ff_lower(const struct firefox *ff, int32_t pid, int32_t tid)
+{
+	size_t lo = 0, hi = ff->nr_threads;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct ff_thread *t = ff->threads[mid];
+
+		if (t->pid < pid || (t->pid == pid && t->tid < tid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Gives every event its thread (or leaves it out), sorts them, and works
+ * out each thread's events, start and end, and the profile's zero (the
+ * earliest sample or event).  The threads are sorted.
+ */
+static void ff_prepare(struct firefox *ff)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < ff->nr_ev; i++) {
+		struct ff_event *e = &ff->ev[i];
+		size_t at = ff_lower(ff, e->pid, e->tid);
+		bool lost = e->kind == FIREFOX_LOST_SAMPLES ||
+			    e->kind == FIREFOX_LOST_RECORDS;
+		const struct ff_thread *t = NULL;
+
+		if (at < ff->nr_threads && ff->threads[at]->pid == e->pid &&
+		    ff->threads[at]->tid == e->tid)
+			t = ff->threads[at];
+		else if (lost && at < ff->nr_threads &&
+			 ff->threads[at]->pid == e->pid)
+			t = ff->threads[at];
+		else if (lost && ff->nr_threads) {
+			at = ff_lower(ff, e->pid, INT32_MIN);
+			t = ff->threads[at < ff->nr_threads &&
+					ff->threads[at]->pid == e->pid ? at : 0];
+		}
+		if (!t) {
+			e->kind = FF_EV_NONE;
+			continue;
+		}
+		e->pid = t->pid;
+		e->tid = t->tid;
+		ff->t0 = MIN(ff->t0, e->time);
+	}
+	if (ff->nr_ev > 1)
+		qsort(ff->ev, ff->nr_ev, sizeof(*ff->ev), ff_event_cmp);
+	ff->t_end = ff->t0;
+	for (i = 0; i < ff->nr_threads; i++) {
+		struct ff_thread *t = ff->threads[i];
+
+		t->start = t->v[0].time;
+		t->end = t->v[t->nr - 1].time;
+		t->ended = false;
+		while (k < ff->nr_ev && ff->ev[k].kind != FF_EV_NONE &&
+		       ff_event_cmp(&ff->ev[k], &(struct ff_event){
+				.pid = t->pid, .tid = t->tid }) < 0)
+			k++;
+		t->ev_lo = k;
+		for (; k < ff->nr_ev && ff->ev[k].kind != FF_EV_NONE &&
+		     ff->ev[k].pid == t->pid && ff->ev[k].tid == t->tid; k++) {
+			const struct ff_event *e = &ff->ev[k];
+
+			if (e->kind == FIREFOX_THREAD_START)
+				t->start = MIN(t->start, e->time);
+			if (e->kind == FIREFOX_THREAD_END &&
+			    e->time >= t->v[t->nr - 1].time) {
+				t->end = e->time;
+				t->ended = true;
+			}
+		}
+		t->ev_hi = k;
+		ff->t_end = MAX(ff->t_end, t->end);
+		if (t->nr_m)
+			ff->t_end = MAX(ff->t_end, t->m[t->nr_m - 1].end);
+		if (t->ev_hi > t->ev_lo)
+			ff->t_end = MAX(ff->t_end, ff->ev[t->ev_hi - 1].time);
+	}
+	ff->t_end += (uint64_t)(ff_interval(ff) * 1e6 + 0.5);
+}
+
+/*
+ * The thread's markers in time order, into o->mk: i >= 0 its truncated
+ * run t->m[i], -1 - j the event ff->ev[j].  Returns how many, or -1.
+ */
+static int64_t ff_marker_order(const struct firefox *ff, struct ff_out *o,
+			       const struct ff_thread *t)
+{
+	size_t i = 0, j = t->ev_lo, n = 0;
+
+	if (mem_grow(&o->mk, &o->mk_alloc, sizeof(*o->mk),
+		     t->nr_m + (t->ev_hi - t->ev_lo)) < 0)
+		return -1;
+	while (i < t->nr_m || j < t->ev_hi) {
+		if (j == t->ev_hi ||
+		    (i < t->nr_m && t->m[i].start <= ff->ev[j].time))
+			o->mk[n++] = (int64_t)i++;
+		else
+			o->mk[n++] = -1 - (int64_t)j++;
+	}
+	return (int64_t)n;
+}
+
 static void ff_markers(struct firefox *ff, struct ff_out *o,
 		       const struct ff_thread *t)
 {
+	static const char *const what[FIREFOX_EVENT__COUNT] = {
+		[FIREFOX_LOST_SAMPLES] = "samples",
+		[FIREFOX_LOST_RECORDS] = "records",
+	};
+	int64_t n = ff_marker_order(ff, o, t), i;
 	struct strbuf *b = &o->out;
-	uint32_t name = ff->marker_name;
-	size_t i;
 
-	strbuf_addf(b, "\"markers\":{\"length\":%zu,\"data\":[", t->nr_m);
-	for (i = 0; i < t->nr_m && o->rc == 0; i++) {
-		strbuf_addstr(b, i ? ",{" : "{");
-		strbuf_addstr(b, "\"type\":\"TruncatedStacks\",\"reason\":");
-		textesc_json(b, strtab_str(&ff->strs, t->m[i].reason));
-		strbuf_addf(b, ",\"samples\":%u}", t->m[i].samples);
+	if (n < 0) {
+		o->rc = err_set(o->err, ERR_NOMEM, ERR_NO_OFF,
+				"Firefox profile");
+		return;
+	}
+	strbuf_addf(b, "\"markers\":{\"length\":%lld,\"data\":[",
+		    (long long)n);
+	for (i = 0; i < n && o->rc == 0; i++) {
+		const struct ff_marker *m = o->mk[i] >= 0 ? &t->m[o->mk[i]] :
+					    NULL;
+		const struct ff_event *e = m ? NULL : &ff->ev[-1 - o->mk[i]];
+
+		strbuf_addstr(b, i ? "," : "");
+		if (m) {
+			strbuf_addstr(b, "{\"type\":\"TruncatedStacks\","
+				      "\"reason\":");
+			textesc_json(b, strtab_str(&ff->strs, m->reason));
+			strbuf_addf(b, ",\"samples\":%u}", m->samples);
+		} else if (what[e->kind]) {
+			strbuf_addf(b, "{\"type\":\"Lost\",\"what\":\"%s\","
+				    "\"count\":%llu}", what[e->kind],
+				    (unsigned long long)e->count);
+		} else {
+			strbuf_addstr(b, "null");
+		}
 		ff_out_maybe(o);
 	}
 	strbuf_addstr(b, "],\"name\":[");
-	for (i = 0; i < t->nr_m; i++)
-		strbuf_addf(b, i ? ",%u" : "%u", name);
+	for (i = 0; i < n; i++)
+		strbuf_addf(b, i ? ",%u" : "%u", o->mk[i] >= 0 ?
+			    ff->marker_name : ff->ev_name[ff->ev[-1 -
+							   o->mk[i]].kind]);
 	strbuf_addstr(b, "],\"startTime\":[");
-	for (i = 0; i < t->nr_m; i++) {
+	for (i = 0; i < n; i++) {
 		strbuf_addstr(b, i ? "," : "");
-		ff_ms(b, t->m[i].start - ff->t0);
+		ff_ms(b, (o->mk[i] >= 0 ? t->m[o->mk[i]].start :
+			  ff->ev[-1 - o->mk[i]].time) - ff->t0);
 	}
 	strbuf_addstr(b, "],\"endTime\":[");
-	for (i = 0; i < t->nr_m; i++) {
+	for (i = 0; i < n; i++) {
 		strbuf_addstr(b, i ? "," : "");
-		ff_ms(b, t->m[i].end - ff->t0);
+		if (o->mk[i] >= 0)
+			ff_ms(b, t->m[o->mk[i]].end - ff->t0);
+		else
+			strbuf_addstr(b, "null");
 	}
-	strbuf_addch(b, ']');
-	ff_repeat(o, "phase", t->nr_m, "1");
-	strbuf_reset(&ff->buf);
-	strbuf_addf(&ff->buf, "%d", FF_CAT_TRUNCATED);
-	ff_repeat(o, "category", t->nr_m, strbuf_str(&ff->buf));
-	strbuf_addch(b, '}');
+	/* truncated runs are intervals (1), events instants (0) */
+	strbuf_addstr(b, "],\"phase\":[");
+	for (i = 0; i < n; i++)
+		strbuf_addstr(b, o->mk[i] >= 0 ? (i ? ",1" : "1") :
+				 (i ? ",0" : "0"));
+	strbuf_addstr(b, "],\"category\":[");
+	for (i = 0; i < n; i++)
+		strbuf_addf(b, i ? ",%d" : "%d", o->mk[i] >= 0 ?
+			    FF_CAT_TRUNCATED : FF_CAT_OTHER);
+	strbuf_addstr(b, "]}");
 }
 
-/* A thread; its process started at pstart and is named pname (NULL:
- * no main thread). */
+/* A thread; its process started at pstart, ended at pend (UINT64_MAX:
+ * unknown) and is named pname (NULL: no main thread). */
 static void ff_thread_json(struct firefox *ff, struct ff_out *o,
 			   const struct ff_thread *t, uint64_t pstart,
-			   const char *pname)
+			   uint64_t pend, const char *pname)
 {
 	struct strbuf *b = &o->out;
 	size_t i;
 
 	strbuf_addstr(b, "{\"processType\":\"default\",\"processStartupTime\":");
 	ff_ms(b, pstart - ff->t0);
-	strbuf_addstr(b, ",\"processShutdownTime\":null,\"registerTime\":");
-	ff_ms(b, t->nr ? t->v[0].time - ff->t0 : 0);
+	strbuf_addstr(b, ",\"processShutdownTime\":");
+	if (pend != UINT64_MAX)
+		ff_ms(b, pend - ff->t0);
+	else
+		strbuf_addstr(b, "null");
+	strbuf_addstr(b, ",\"registerTime\":");
+	ff_ms(b, t->start - ff->t0);
 	strbuf_addstr(b, ",\"unregisterTime\":");
-	ff_ms(b, t->nr ? t->v[t->nr - 1].time - ff->t0 : 0);
+	ff_ms(b, t->end - ff->t0);
 	strbuf_addstr(b, ",\"pausedRanges\":[],\"showMarkersInTimeline\":true,"
 		      "\"name\":");
 	textesc_json(b, strtab_str(&ff->strs, t->comm));
@@ -464,30 +649,33 @@ int firefox_write(struct firefox *ff, int fd, struct err *err)
 	if (ff->nr_threads > 1)
 		qsort(ff->threads, ff->nr_threads, sizeof(*ff->threads),
 		      ff_thread_cmp);
+	ff_prepare(ff);
 	ff_meta(ff, &o);
 	ff_libs(ff, &o);
 	ff_shared(ff, &o);
 	strbuf_addstr(&o.out, "\"threads\":[");
 	/* threads sorted by pid: a process at a time, which starts with
-	 * its first sample and is named after its main thread */
+	 * its first thread, ends with its main thread's exit and is named
+	 * after its main thread */
 	for (i = 0; i < ff->nr_threads && o.rc == 0; i = end) {
-		uint64_t pstart = UINT64_MAX;
+		uint64_t pstart = UINT64_MAX, pend = UINT64_MAX;
 		const char *pname = NULL;
 
 		for (end = i; end < ff->nr_threads &&
 		     ff->threads[end]->pid == ff->threads[i]->pid; end++) {
 			const struct ff_thread *t = ff->threads[end];
 
-			if (t->nr)
-				pstart = MIN(pstart, t->v[0].time);
-			if (t->tid == t->pid)
+			pstart = MIN(pstart, t->start);
+			if (t->tid == t->pid) {
 				pname = strtab_str(&ff->strs, t->comm);
+				if (t->ended)
+					pend = t->end;
+			}
 		}
 		for (j = i; j < end && o.rc == 0; j++) {
 			if (j)
 				strbuf_addch(&o.out, ',');
-			ff_thread_json(ff, &o, ff->threads[j],
-				       pstart == UINT64_MAX ? ff->t0 : pstart,
+			ff_thread_json(ff, &o, ff->threads[j], pstart, pend,
 				       pname);
 			ff_out_maybe(&o);
 		}
@@ -497,5 +685,6 @@ int firefox_write(struct firefox *ff, int fd, struct err *err)
 	if (o.gz)
 		deflateEnd(&o.z);
 	strbuf_release(&o.out);
+	free(o.mk);
 	return o.rc;
 }

@@ -50,21 +50,35 @@ by_tid() {
 }
 
 # pq_load NAME FILE: loads FILE in a session named NAME-TRY, printed.  The
-# daemon has 0.5 s to start, which a busy machine can miss ("retrying
-# often works", says profiler-cli): that daemon is stopped and another
-# one tried, three times.
+# daemon has 0.5 s to start, which a busy machine can miss: then it goes
+# on starting and loading, and is waited for (60 s); if it never answers,
+# it is stopped and another one tried, three times.
 pq_load() {
-	local name=$1 file=$2 try pid
+	local name=$1 file=$2 try pid i
 	for try in 1 2 3; do
 		if pq load "$file" --session "$name-$try" >"$T/$name.load" 2>&1; then
 			echo "$name-$try"
 			return 0
 		fi
+		grep -q 'did not become ready' "$T/$name.load" || return 1
+		for i in $(seq 60); do
+			sleep 1
+			if pq status --session "$name-$try" 2>/dev/null |
+				grep -q 'Selected thread'; then
+				echo "$name-$try"
+				return 0
+			fi
+		done
 		pid=$(sed -n 's/.*still be running as pid \([0-9]*\).*/\1/p' "$T/$name.load")
 		[ -n "$pid" ] && kill "$pid" 2>/dev/null
-		grep -q 'did not become ready' "$T/$name.load" || return 1
 	done
 	return 1
+}
+
+# markers NAME MARKER: how many markers named MARKER the profiler found in
+# NAME's threads.
+markers() {
+	awk -F '\t' -v m="$2" '$1 == m { n += $2 } END { print n + 0 }' "$T/$1.markers"
 }
 
 # unmerge NAME FOLDED: FOLDED without frames named NAME.
@@ -128,8 +142,16 @@ compare() {
 		[ -n "$merge" ] || fail "$name: no function $MERGE to merge"
 		merge="--merge $merge"
 	fi
+	: >"$T/$name.markers"
 	while read -r h pid tid; do
 		n=$((n + 1))
+		pq thread markers --json --thread "$h" --session "$sess" \
+			>"$T/$name.$h.markers" 2>&1 &&
+		node -e '
+			const d = JSON.parse(require("fs").readFileSync(process.argv[1]));
+			for (const t of d.byType) console.log(`${t.markerName}\t${t.count}`);' \
+			"$T/$name.$h.markers" >>"$T/$name.markers" ||
+			fail "$name: markers of $h" "$(head -c 400 "$T/$name.$h.markers")"
 		# shellcheck disable=SC2086
 		pq thread samples-top-down --json --include-idle --max-lines 10000000 \
 			$merge --thread "$h" --session "$sess" >"$T/$name.$h.json" 2>&1 &&
@@ -205,6 +227,13 @@ if record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/threads.data" \
 		"$(sed 's/;.*//' "$T/threads.folded" | sort -u | wc -l)"
 	check "threads: libwork.so is a lib" grep -q '"name":"libwork.so"' \
 		<(gzip -dc "$T/threads.json.gz")
+	"$RESTACK" dump "$T/threads.data" >"$T/threads.dump"
+	is "$(markers threads 'Thread start')" \
+		"$(grep -c ' FORK pid=' "$T/threads.dump")" \
+		"threads: a 'Thread start' marker per FORK record"
+	is "$(markers threads 'Thread end')" \
+		"$(grep -c ' EXIT pid=' "$T/threads.dump")" \
+		"threads: a 'Thread end' marker per EXIT record"
 	compare threads-period "$T/threads.data" --weight period
 else
 	fail "threads: perf record"
@@ -231,9 +260,12 @@ if record -e cpu-clock -F 2000 --call-graph dwarf,2048 -o "$T/deep.data" \
 	check "deep-off: truncated stacks start with their marker" \
 		grep -q '^[0-9]*/[0-9]*;\[truncated: window exhausted\];rec;' \
 		"$T/deep-off.p"
-	check "deep-off: truncated stacks are markers of the thread" \
-		grep -q '"type":"TruncatedStacks","reason":"window exhausted"' \
-		<(gzip -dc "$T/deep-off.json.gz")
+	check "deep-off: the profiler shows 'Truncated stacks' markers" \
+		test "$(markers deep-off 'Truncated stacks')" -gt 0
+	is "$(gzip -dc "$T/deep-off.json.gz" | grep -o '"type":"TruncatedStacks","reason":"[^"]*","samples":[0-9]*' |
+		awk -F: '{ n += $NF } END { print n + 0 }')" \
+		"$(awk '/^[^;]*;\[truncated: / { n += $NF } END { print n + 0 }' "$T/deep-off.folded")" \
+		"deep-off: the markers count the truncated samples"
 else
 	fail "deep: perf record"
 fi

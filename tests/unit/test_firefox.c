@@ -3,8 +3,9 @@
  * columns it writes for inline, kernel, unknown, JIT, stitched and
  * truncated frames (addresses relative to the module, -1 where there is
  * none or it does not fit), the lib's codeId and breakpadId, times in
- * milliseconds, weights, the "Truncated stacks" markers, an empty
- * profile, the gzip output, and the same bytes on every run.
+ * milliseconds, weights, the "Truncated stacks" markers, the threads'
+ * starts and ends and lost samples as markers, an empty profile, the
+ * gzip output, and the same bytes on every run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,8 +178,9 @@ static void test_columns(void)
 	      has(a, "\"interval\":1,"), "meta");
 	CHECK(has(a, "{\"name\":\"Stitched\",\"color\":\"purple\","
 		     "\"subcategories\":[\"Other\"]}"), "categories");
-	/* strings: the marker name first, then in order of first sight */
-	CHECK(has(a, "\"stringArray\":[\"Truncated stacks\",\"app\","
+	/* strings: the marker names first, then in order of first sight */
+	CHECK(has(a, "\"stringArray\":[\"Truncated stacks\",\"Thread start\","
+		     "\"Thread end\",\"Lost samples\",\"Lost records\",\"app\","
 		     "\"/usr/bin/app\",\"app.c\",\"main\",\"outer\","
 		     "\"inner\",\"[kernel.kallsyms]\",\"do_syscall_64\","
 		     "\"[unknown]\",\"[truncated: window exhausted]\","
@@ -273,6 +275,64 @@ static void test_period_gzip(void)
 	free(plain);
 }
 
+/*
+ * Events: thread 10/11 started 2 ms before the first sample (the
+ * profile's zero moves there) and ended; lost samples of an unknown
+ * thread of process 10 and of an unknown process go to 10/10; the start
+ * of 10/12, which has no samples, is left out.
+ */
+static void test_events(void)
+{
+	struct firefox *ff = profile(false, true);
+	const uint64_t ms = 1000000, t0 = 5000000000ULL;
+	size_t len = 0;
+	char *a;
+
+	if (ff && (firefox_add_event(ff, FIREFOX_LOST_SAMPLES, 10, 99,
+				     t0 + 3 * ms + 5, 7) < 0 ||
+		   firefox_add_event(ff, FIREFOX_THREAD_END, 10, 11,
+				     t0 + 9 * ms, 0) < 0 ||
+		   firefox_add_event(ff, FIREFOX_THREAD_START, 10, 11,
+				     t0 - 2 * ms, 0) < 0 ||
+		   firefox_add_event(ff, FIREFOX_THREAD_START, 10, 12,
+				     t0 - 5 * ms, 0) < 0 ||
+		   firefox_add_event(ff, FIREFOX_LOST_RECORDS, 77, 77,
+				     t0 + 1 * ms, 3) < 0)) {
+		firefox_free(ff);
+		ff = NULL;
+	}
+	a = ff ? render(ff, &len) : NULL;
+	firefox_free(ff);
+	CHECK(has(a, "\"startTime\":4998,") &&
+	      has(a, "\"profilingStartTime\":0,\"profilingEndTime\":12,"),
+	      "the profile starts at the earliest event, ends after the last");
+	CHECK(has(a, "\"time\":[2,3,4,5,6]}"), "sample times from there");
+	CHECK(has(a, "\"processStartupTime\":0,\"processShutdownTime\":null,"
+		     "\"registerTime\":0,\"unregisterTime\":11,"),
+	      "thread 11: from its start to its end");
+	CHECK(has(a, "\"registerTime\":2,\"unregisterTime\":6,"),
+	      "thread 10: from its first to its last sample");
+	CHECK(has(a, "\"markers\":{\"length\":2,\"data\":[null,null],"
+		     "\"name\":[1,2],\"startTime\":[0,11],"
+		     "\"endTime\":[null,null],\"phase\":[0,0],"
+		     "\"category\":[0,0]}"),
+	      "thread 11: 'Thread start' and 'Thread end' instants");
+	CHECK(has(a, "\"markers\":{\"length\":3,\"data\":["
+		     "{\"type\":\"Lost\",\"what\":\"records\",\"count\":3},"
+		     "{\"type\":\"TruncatedStacks\","
+		     "\"reason\":\"window exhausted\",\"samples\":2},"
+		     "{\"type\":\"Lost\",\"what\":\"samples\",\"count\":7}],"
+		     "\"name\":[4,0,3],\"startTime\":[3,4,5.000005],"
+		     "\"endTime\":[null,5,null],\"phase\":[0,1,0],"
+		     "\"category\":[0,5,0]}"),
+	      "thread 10: lost records and samples of unknown threads, in "
+	      "time order with its truncated stacks");
+	CHECK(has(a, "{\"name\":\"Lost\",") &&
+	      has(a, "{\"key\":\"count\",\"label\":\"Count\","
+		     "\"format\":\"integer\"}"), "the Lost marker schema");
+	free(a);
+}
+
 static void test_empty(void)
 {
 	struct firefox *ff = firefox_new(NULL);
@@ -309,6 +369,7 @@ int main(void)
 	setup();
 	test_columns();
 	test_period_gzip();
+	test_events();
 	test_empty();
 	return done_testing();
 }
