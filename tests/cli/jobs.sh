@@ -1,8 +1,8 @@
 #!/bin/bash
 # jobs.sh - worker threads, batch conversion and the CI options:
 #   - output bytes identical for -j1, -j2 and -j8 (folded, script, stats,
-#     pprof, svg, speedscope), also on the committed captures (two events,
-#     sysprof, pipe mode saved in a file),
+#     pprof, svg, speedscope, firefox), also on the committed captures
+#     (two events, sysprof, pipe mode saved in a file),
 #     from a file and from a pipe, on a threaded workload and on a deep one
 #     that needs stitching (root caches are per thread, workers per thread);
 #   - --outdir over several captures with one corrupt one: the others are
@@ -116,7 +116,7 @@ PY
 
 # every other output format too
 for c in threads deep; do
-	for f in pprof svg speedscope; do
+	for f in pprof svg speedscope firefox; do
 		for j in 1 2 8; do
 			restack_clean convert -q -j$j --to $f "$T/$c.data" \
 				-o "$T/$c.j$j.$f"

@@ -86,10 +86,11 @@ for j in 1 2 8; do
 done
 
 # --- every other format, -j2 (perf and sysprof output use one worker) ---
-for f in script pprof speedscope svg perf sysprof; do
+for f in script pprof speedscope firefox svg perf sysprof; do
 	case $f in
 	pprof) ext=pb.gz ;;
 	speedscope) ext=speedscope.json ;;
+	firefox) ext=json.gz ;;
 	perf) ext=data ;;
 	sysprof) ext=syscap ;;
 	*) ext=$f ;;
