@@ -137,6 +137,7 @@ void firefox_free(struct firefox *ff)
 	ff_tab_release(&ff->frames);
 	ff_tab_release(&ff->stacks);
 	free(ff->bids);
+	free(ff->func_src);
 	hashmap_release(&ff->loc_frames);
 	hashmap_release(&ff->markers);
 	hashmap_release(&ff->thread_map);
@@ -237,16 +238,24 @@ static int64_t ff_frame(struct firefox *ff, const char *name, uint32_t res,
 {
 	uint64_t fkey[FF_FUNC__N], key[FF_FRAME__N];
 	uint32_t sname = ff_str(ff, name);
+	size_t before;
 	int64_t func;
 
 	if (sname == FF_NONE)
 		return -1;
+	/* one function per name and resource, whatever file DWARF names
+	 * for its frames, as folded output has one name */
 	fkey[FF_FUNC_NAME] = sname;
 	fkey[FF_FUNC_RES] = res;
-	fkey[FF_FUNC_SRC] = src;
+	before = ff->funcs.nr;
 	func = ff_tab_add(&ff->funcs, fkey);
-	if (func < 0)
+	if (func < 0 || mem_grow(&ff->func_src, &ff->func_src_alloc,
+				 sizeof(*ff->func_src), ff->funcs.nr) < 0)
 		return -1;
+	if (ff->funcs.nr > before)
+		ff->func_src[func] = src;
+	else if (ff->func_src[func] == FF_NONE)
+		ff->func_src[func] = src;
 	key[FF_FRAME_FUNC] = (uint64_t)func;
 	key[FF_FRAME_ADDR] = (uint64_t)addr;
 	key[FF_FRAME_LIB] = lib;

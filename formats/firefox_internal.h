@@ -46,7 +46,7 @@ struct ff_tab {
 enum { FF_LIB_PATH, FF_LIB__N };    /* its build-id: firefox.bids */
 enum { FF_RES_NAME, FF_RES__N };
 enum { FF_SRC_FILE, FF_SRC__N };
-enum { FF_FUNC_NAME, FF_FUNC_RES, FF_FUNC_SRC, FF_FUNC__N };
+enum { FF_FUNC_NAME, FF_FUNC_RES, FF_FUNC__N };    /* source: func_src */
 enum { FF_FRAME_FUNC, FF_FRAME_ADDR, FF_FRAME_LIB, FF_FRAME_DEPTH,
        FF_FRAME_CAT, FF_FRAME_LINE, FF_FRAME__N };
 enum { FF_STACK_PREFIX, FF_STACK_FRAME, FF_STACK__N };
@@ -96,6 +96,9 @@ struct firefox {
 	struct ff_tab libs, res, srcs, funcs, frames, stacks;
 	struct ff_bid *bids;
 	size_t nr_bids, bids_alloc;
+	uint32_t *func_src;          /* a function's source: its first
+				      * frame's that had one, or FF_NONE */
+	size_t func_src_alloc;
 	struct hashmap loc_frames;   /* hash of (loc, category) ->
 				      * ff_locframes, see ff_loc_key() */
 	struct hashmap markers;      /* marker text pointer -> frame + 1 */

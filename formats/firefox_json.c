@@ -343,7 +343,16 @@ static void ff_shared(struct firefox *ff, struct ff_out *o)
 	ff_repeat(o, "isJS", ff->funcs.nr, "false");
 	ff_repeat(o, "relevantForJS", ff->funcs.nr, "false");
 	ff_column(o, "resource", &ff->funcs, FF_FUNC_RES, "-1");
-	ff_column(o, "source", &ff->funcs, FF_FUNC_SRC, "null");
+	strbuf_addstr(b, ",\"source\":[");
+	for (i = 0; i < ff->funcs.nr && o->rc == 0; i++) {
+		strbuf_addstr(b, i ? "," : "");
+		if (ff->func_src[i] == FF_NONE)
+			strbuf_addstr(b, "null");
+		else
+			strbuf_addf(b, "%u", ff->func_src[i]);
+		ff_out_maybe(o);
+	}
+	strbuf_addch(b, ']');
 	ff_repeat(o, "lineNumber", ff->funcs.nr, "null");
 	ff_repeat(o, "columnNumber", ff->funcs.nr, "null");
 	ff_repeat(o, "originalLocation", ff->funcs.nr, "null");

@@ -333,6 +333,37 @@ static void test_events(void)
 	free(a);
 }
 
+/* One function per name and module, whatever file DWARF gives a frame:
+ * the profiler merges call nodes by function, folded output by name. */
+static void test_one_func(void)
+{
+	struct firefox *ff = firefox_new(&(struct firefox_opts){ .plain = true });
+	struct loc2 a = main_loc, b = main_loc;
+	struct rframe fr[1];
+	struct rsample s = { .pid = 1, .tid = 1, .comm = "x", .nr_frames = 1,
+			     .frames = fr };
+	size_t len = 0;
+	char *out = NULL;
+
+	a.e[0] = (struct sym_entry){ .name = "f", .line = 3 };
+	b.l.rel = 0x2000;
+	b.e[0] = (struct sym_entry){ .name = "f", .file = "f.h", .line = 9 };
+	fr[0] = (struct rframe){ .origin = FRAME_SAMPLE, .loc = &a.l };
+	if (ff && firefox_add(ff, &s) == 0) {
+		fr[0].loc = &b.l;
+		s.time = 1000;
+		if (firefox_add(ff, &s) == 0)
+			out = render(ff, &len);
+	}
+	firefox_free(ff);
+	CHECK(has(out, "\"funcTable\":{\"length\":1,") &&
+	      has(out, "\"resource\":[0],\"source\":[0],"),
+	      "f at two addresses, one without a file: one function, with "
+	      "the file");
+	CHECK(has(out, "\"func\":[0,0],"), "both frames are of it");
+	free(out);
+}
+
 static void test_empty(void)
 {
 	struct firefox *ff = firefox_new(NULL);
@@ -370,6 +401,7 @@ int main(void)
 	test_columns();
 	test_period_gzip();
 	test_events();
+	test_one_func();
 	test_empty();
 	return done_testing();
 }
