@@ -1,8 +1,8 @@
 #!/bin/bash
 # demo.sh - `make demo`: record a small threaded workload with
 # `perf record --call-graph dwarf`, convert it with restack (folded,
-# script, pprof, speedscope, and last an interactive SVG flame graph), and
-# say where the results are.  Uses a committed capture when perf cannot record here.
+# script, pprof, speedscope, Firefox Profiler, and last an interactive SVG
+# flame graph), and say where the results are.  Uses a committed capture when perf cannot record here.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/demo-out
@@ -33,6 +33,7 @@ export HOME=$out/home   # the build-id cache perf record filled
 "$top/restack" convert "$data" -o "$out/stacks.script" || exit 2
 "$top/restack" convert "$data" -o "$out/profile.pb.gz" || exit 2
 "$top/restack" convert "$data" -o "$out/profile.speedscope.json" || exit 2
+"$top/restack" convert "$data" -o "$out/profile.json.gz" || exit 2
 "$top/restack" convert "$data" -o "$out/flamegraph.svg" \
 	--title "restack demo: threads + libwork.so" || exit 2
 sed -n '1,20p' "$out/stats.txt"
@@ -47,6 +48,7 @@ echo "  stacks.script   the stacks in perf script's text shape"
 echo "  stats.txt       unwinding statistics"
 echo "  profile.pb.gz   pprof (go tool pprof -http=: profile.pb.gz)"
 echo "  profile.speedscope.json   for https://www.speedscope.app"
+echo "  profile.json.gz for https://profiler.firefox.com (Load a profile from file)"
 echo
 echo "demo: flame graph (open it in a browser: hover, click to zoom, Ctrl-F):"
 echo "  $out/flamegraph.svg"
