@@ -303,15 +303,18 @@ static int convert_firefox_meta(struct convert_out *o, struct run *run,
 				&info->attrs[run->event_attr];
 			size_t n = a->name ? strcspn(a->name, ":") : 0;
 
+			bool clock = (n == 9 && !strncmp(a->name, "cpu-clock",
+							 n)) ||
+				     (n == 10 && !strncmp(a->name, "task-clock",
+							  n));
+
 			/* a frequency, or a clock's period in ns (sysprof's
 			 * period 1 is not: the writer estimates it then) */
 			if (a->freq && a->sample_period)
 				m.interval_ms = 1000.0 / (double)a->sample_period;
-			else if (((n == 9 && !strncmp(a->name, "cpu-clock", n)) ||
-				  (n == 10 && !strncmp(a->name, "task-clock",
-						       n))) &&
-				 a->sample_period >= 1000)
+			else if (clock && a->sample_period >= 1000)
 				m.interval_ms = (double)a->sample_period / 1e6;
+			m.cpu_ns = clock && (a->freq || a->sample_period >= 1000);
 		}
 	}
 	if (firefox_set_meta(o->ff, &m) < 0) {

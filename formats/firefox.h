@@ -50,6 +50,8 @@ struct firefox_opts {
 /* What the capture says about itself (strings copied; NULL: unknown). */
 struct firefox_meta {
 	double interval_ms;   /* the sampling interval, 0: unknown */
+	bool cpu_ns;          /* the periods are CPU time in ns (the clock
+			       * events): written as threadCPUDelta */
 	const char *arch;     /* "x86_64" */
 	const char *osrelease;
 	const char *cpu;      /* the CPU's description */

@@ -172,6 +172,9 @@ static void ff_meta(struct firefox *ff, struct ff_out *o)
 	strbuf_addstr(b, "\"profilingStartTime\":0,\"profilingEndTime\":");
 	ff_ms(b, ff->t_end - ff->t0);
 	strbuf_addch(b, ',');
+	if (m->cpu_ns)
+		strbuf_addstr(b, "\"sampleUnits\":{\"time\":\"ms\","
+			      "\"eventDelay\":\"ms\",\"threadCPUDelta\":\"ns\"},");
 	strbuf_addf(b, "\"processType\":0,\"product\":\"restack\","
 		    "\"stackwalk\":1,\"version\":36,"
 		    "\"preprocessedProfileVersion\":%d,\"symbolicated\":true,"
@@ -639,6 +642,15 @@ static void ff_thread_json(struct firefox *ff, struct ff_out *o,
 		strbuf_addstr(b, i ? "," : "");
 		ff_ms(b, t->v[i].time - ff->t0);
 		ff_out_maybe(o);
+	}
+	/* a clock's period: the CPU time since the thread's last sample */
+	if (ff->meta.cpu_ns) {
+		strbuf_addstr(b, "],\"threadCPUDelta\":[");
+		for (i = 0; i < t->nr && o->rc == 0; i++) {
+			strbuf_addf(b, i ? ",%llu" : "%llu",
+				    (unsigned long long)t->v[i].period);
+			ff_out_maybe(o);
+		}
 	}
 	strbuf_addstr(b, "]},");
 	ff_markers(ff, o, t);

@@ -162,6 +162,25 @@ compare() {
 			return
 		}
 	done <"$T/$name.handles"
+	# CPU time: the clock's periods (threadCPUDelta; the profiler skips
+	# each thread's first sample)
+	if [ "${CPU:-}" = 1 ]; then
+		node -e '
+			const d = JSON.parse(require("fs").readFileSync(process.argv[1]));
+			let ms = 0;
+			for (const t of d.threads) ms += t.cpuMs;
+			console.log(ms.toFixed(3));' "$T/$name.threads" >"$T/$name.cpu"
+		# shellcheck disable=SC2086
+		restack_clean convert --weight period "$@" "$data" \
+			-o "$T/$name.period.folded" 2>/dev/null
+		check "$name: the profiler's CPU time is the periods' ($(cat "$T/$name.cpu") ms, $n threads)" \
+			awk -v cpu="$(cat "$T/$name.cpu")" -v n="$n" '
+			{ t += $NF } END {
+				# short by at most the first samples of the threads
+				d = t / 1e6 - cpu
+				printf "# periods %.3f ms, profiler %.3f ms\n", t / 1e6, cpu
+				exit !(cpu > 0 && d >= 0 && d <= n * 5) }' "$T/$name.period.folded"
+	fi
 	pq stop "$sess" >/dev/null 2>&1
 	merged "$T/$name.tree" >"$T/$name.t"
 	by_tid "$T/$name.folded" >"$T/$name.f.raw"
@@ -221,7 +240,7 @@ build_threads
 
 if record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/threads.data" \
 	-- "$T/threads" 1500 4 >/dev/null; then
-	compare threads "$T/threads.data"
+	CPU=1 compare threads "$T/threads.data"
 	check "threads: one profile thread per capture thread" test \
 		"$(wc -l <"$T/threads.handles")" = \
 		"$(sed 's/;.*//' "$T/threads.folded" | sort -u | wc -l)"

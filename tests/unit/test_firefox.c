@@ -364,6 +364,31 @@ static void test_one_func(void)
 	free(out);
 }
 
+/* A clock's periods are the threads' CPU time: threadCPUDelta in ns. */
+static void test_cpu_delta(void)
+{
+	struct firefox *ff = firefox_new(&(struct firefox_opts){ .plain = true });
+	struct firefox_meta m = { .interval_ms = 0.25, .cpu_ns = true };
+	struct rframe fr[1] = { { .origin = FRAME_SAMPLE, .loc = &main_loc.l } };
+	struct rsample s = { .pid = 1, .tid = 1, .comm = "x", .nr_frames = 1,
+			     .frames = fr, .period = 250000 };
+	size_t len = 0;
+	char *out = NULL;
+
+	if (ff && firefox_add(ff, &s) == 0) {
+		s.time = 300000;
+		s.period = 260000;
+		if (firefox_add(ff, &s) == 0 && firefox_set_meta(ff, &m) == 0)
+			out = render(ff, &len);
+	}
+	firefox_free(ff);
+	CHECK(has(out, "\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":"
+		       "\"ms\",\"threadCPUDelta\":\"ns\"}") &&
+	      has(out, "\"time\":[0,0.3],\"threadCPUDelta\":[250000,260000]}"),
+	      "clock periods as threadCPUDelta (ns)");
+	free(out);
+}
+
 static void test_empty(void)
 {
 	struct firefox *ff = firefox_new(NULL);
@@ -402,6 +427,7 @@ int main(void)
 	test_period_gzip();
 	test_events();
 	test_one_func();
+	test_cpu_delta();
 	test_empty();
 	return done_testing();
 }
