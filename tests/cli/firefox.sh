@@ -16,7 +16,7 @@
 # follow their caller at its address.  Same bytes on every run, for -j1
 # and -j2, and plain JSON for .firefox.json.
 # Captures: the repository's fixture (with testdata/bin/prog through a
-# build-id cache), threads in a shared library, inline frames, deep
+# build-id cache), its sysprof capture, threads in a shared library, inline frames, deep
 # recursion cut by a 2 KiB stack copy (stitched; truncated with
 # --stitch=off), node's JIT code.
 . "$(dirname "$0")/lib.sh"
@@ -228,6 +228,8 @@ check "fixture: kernel frames are in the Kernel category" \
 	grep -q '\[kernel\]_\[k\]' "$T/fixture.p"
 compare fixture-period "$data" --offline --buildid-dir "$T/cache" \
 	--weight period
+# a sysprof capture (its module is not found: names from the mappings)
+compare sysprof "$TESTDATA/sysprof/prog-346.syscap" --offline
 
 # --- captures recorded here ---------------------------------------------
 need_perf
