@@ -311,10 +311,12 @@ static int convert_firefox_meta(struct convert_out *o, struct run *run,
 			/* a frequency, or a clock's period in ns (sysprof's
 			 * period 1 is not: the writer estimates it then) */
 			if (a->freq && a->sample_period)
-				m.interval_ms = 1000.0 / (double)a->sample_period;
+				m.interval_ms = 1000.0 /
+						(double)a->sample_period;
 			else if (clock && a->sample_period >= 1000)
 				m.interval_ms = (double)a->sample_period / 1e6;
-			m.cpu_ns = clock && (a->freq || a->sample_period >= 1000);
+			m.cpu_ns = clock && (a->freq ||
+					     a->sample_period >= 1000);
 		}
 	}
 	if (firefox_set_meta(o->ff, &m) < 0) {

@@ -56,7 +56,8 @@ static int64_t ff_tab_add(struct ff_tab *t, const uint64_t *key)
 		if (!memcmp(ff_row(t, i - 1), key, t->nw * sizeof(*key)))
 			return i - 1;
 	if (t->nr >= UINT32_MAX - 1 ||
-	    mem_grow(&t->rows, &t->alloc, t->nw * sizeof(*key), t->nr + 1) < 0 ||
+	    mem_grow(&t->rows, &t->alloc, t->nw * sizeof(*key),
+		     t->nr + 1) < 0 ||
 	    mem_grow(&t->next, &t->next_alloc, sizeof(*t->next), t->nr + 1) < 0)
 		return -1;
 	memcpy(t->rows + t->nr * t->nw, key, t->nw * sizeof(*key));

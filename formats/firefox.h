@@ -9,12 +9,14 @@
  * last sample, with its samples in arrival order (run them with
  * RUN_ORDERED: time order) and their times in milliseconds after the
  * capture's first sample or event; registered from its start event or
- * first sample to its end event or last sample.  Weights are null (one per sample) or the
- * periods (--weight period), weightType "samples" either way.  The
+ * first sample to its end event or last sample.  Weights are null (one
+ * per sample) or the periods (--weight period), weightType "samples"
+ * either way; the periods of a clock event are also threadCPUDelta.  The
  * frame, function, stack, resource and source tables are shared by the
  * threads (profile.shared), as the version requires.  Functions are
- * named as in folded output; inline frames are frames of their own at
- * the same address with their inlineDepth; a frame's line is DWARF's.
+ * named as in folded output, one per name and module; inline frames are
+ * frames of their own at the same address with their inlineDepth; a
+ * frame's line is DWARF's.
  * Frames of a module carry its lib (path, build-id as codeId and as
  * breakpadId in Breakpad's byte order plus age 0) and their address in
  * the module's ELF (restack's "rel"; -1 when over 2^31 - 1, and for
@@ -29,9 +31,9 @@
  *
  * Memory: the shared tables grow with distinct frames and call paths;
  * each thread keeps 20 bytes per sample (stack, time, period) and 24 per
- * marker, and 32 bytes per event, until the profile is written.  The document is streamed out
- * (through zlib when compressed); its bytes depend only on the samples
- * and their order.
+ * marker, and 32 bytes per event, until the profile is written.  The
+ * document is streamed out (through zlib when compressed); its bytes
+ * depend only on the samples, events and their order.
  */
 #ifndef RESTACK_FORMATS_FIREFOX_H
 #define RESTACK_FORMATS_FIREFOX_H

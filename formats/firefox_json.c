@@ -68,7 +68,8 @@ static int ff_out_send(struct ff_out *o, int flush)
 					"zlib deflate failed");
 			break;
 		}
-		o->rc = fdout_write(o->fd, chunk, sizeof(chunk) - o->z.avail_out,
+		o->rc = fdout_write(o->fd, chunk,
+				    sizeof(chunk) - o->z.avail_out,
 				    "Firefox profile", o->err);
 	} while (o->rc == 0 && (o->z.avail_out == 0 ||
 				(flush == Z_FINISH && zrc != Z_STREAM_END)));
@@ -174,7 +175,8 @@ static void ff_meta(struct firefox *ff, struct ff_out *o)
 	strbuf_addch(b, ',');
 	if (m->cpu_ns)
 		strbuf_addstr(b, "\"sampleUnits\":{\"time\":\"ms\","
-			      "\"eventDelay\":\"ms\",\"threadCPUDelta\":\"ns\"},");
+			      "\"eventDelay\":\"ms\","
+			      "\"threadCPUDelta\":\"ns\"},");
 	strbuf_addf(b, "\"processType\":0,\"product\":\"restack\","
 		    "\"stackwalk\":1,\"version\":36,"
 		    "\"preprocessedProfileVersion\":%d,\"symbolicated\":true,"
@@ -207,7 +209,8 @@ static void ff_meta(struct firefox *ff, struct ff_out *o)
 			    "\"subcategories\":[\"Other\"]}", i ? "," : "",
 			    ff_categories[i].name, ff_categories[i].color);
 	strbuf_addstr(b, "],\"markerSchema\":[{\"name\":\"TruncatedStacks\","
-		      "\"tooltipLabel\":\"Truncated stacks: {marker.data.reason}\","
+		      "\"tooltipLabel\":\"Truncated stacks: "
+		      "{marker.data.reason}\","
 		      "\"tableLabel\":\"{marker.data.reason}, "
 		      "{marker.data.samples} samples\","
 		      "\"chartLabel\":\"{marker.data.reason}\","
@@ -221,7 +224,8 @@ static void ff_meta(struct firefox *ff, struct ff_out *o)
 		      "{\"name\":\"Lost\","
 		      "\"tooltipLabel\":\"Lost {marker.data.count} "
 		      "{marker.data.what}\","
-		      "\"tableLabel\":\"{marker.data.count} {marker.data.what}\","
+		      "\"tableLabel\":\"{marker.data.count} "
+		      "{marker.data.what}\","
 		      "\"chartLabel\":\"{marker.data.count}\","
 		      "\"display\":[\"marker-chart\",\"marker-table\","
 		      "\"timeline-overview\"],"
@@ -255,8 +259,8 @@ static void ff_libs(struct firefox *ff, struct ff_out *o)
 
 	strbuf_addstr(b, "\"libs\":[");
 	for (i = 0; i < ff->libs.nr && o->rc == 0; i++) {
-		const char *path = strtab_str(&ff->strs, (uint32_t)
-					      ff_row(&ff->libs, i)[FF_LIB_PATH]);
+		uint64_t sid = ff_row(&ff->libs, i)[FF_LIB_PATH];
+		const char *path = strtab_str(&ff->strs, (uint32_t)sid);
 		const struct ff_bid *bid = &ff->bids[i];
 
 		strbuf_addstr(b, i ? ",{\"arch\":" : "{\"arch\":");
@@ -449,8 +453,10 @@ static void ff_prepare(struct firefox *ff)
 			t = ff->threads[at];
 		else if (lost && ff->nr_threads) {
 			at = ff_lower(ff, e->pid, INT32_MIN);
-			t = ff->threads[at < ff->nr_threads &&
-					ff->threads[at]->pid == e->pid ? at : 0];
+			if (at >= ff->nr_threads ||
+			    ff->threads[at]->pid != e->pid)
+				at = 0;
+			t = ff->threads[at];
 		}
 		if (!t) {
 			e->kind = FF_EV_NONE;
@@ -595,7 +601,8 @@ static void ff_thread_json(struct firefox *ff, struct ff_out *o,
 	struct strbuf *b = &o->out;
 	size_t i;
 
-	strbuf_addstr(b, "{\"processType\":\"default\",\"processStartupTime\":");
+	strbuf_addstr(b, "{\"processType\":\"default\","
+		      "\"processStartupTime\":");
 	ff_ms(b, pstart - ff->t0);
 	strbuf_addstr(b, ",\"processShutdownTime\":");
 	if (pend != UINT64_MAX)

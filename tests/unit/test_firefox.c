@@ -99,7 +99,8 @@ static struct firefox *profile(bool period, bool plain)
 	s.event = "cpu-clock";
 	s.frames = fr;
 	for (i = 0; ff && i < 6; i++) {
-		s.time = 5000000000ULL + (uint64_t)i * 1000000 + (i == 5 ? 500 : 0);
+		s.time = 5000000000ULL + (uint64_t)i * 1000000 +
+			 (i == 5 ? 500 : 0);
 		s.period = 1000000 + (uint64_t)i;
 		s.end = END_ROOT;
 		s.nr_kernel = 0;
@@ -202,7 +203,8 @@ static void test_columns(void)
 	      "Truncated, User, JIT");
 	CHECK(has(a, "\"line\":[7,30,12,null,7,null,null,null,null]"),
 	      "DWARF lines");
-	CHECK(has(a, "\"codeId\":\"0102030405060708090a0b0c0d0e0f1011121314\"") &&
+	CHECK(has(a, "\"codeId\":"
+		     "\"0102030405060708090a0b0c0d0e0f1011121314\"") &&
 	      has(a, "\"breakpadId\":\"0403020106050807090A0B0C0D0E0F100\""),
 	      "lib: build-id as codeId and breakpadId");
 	CHECK(has(a, "\"libs\":[{\"arch\":\"x86_64\",\"name\":\"app\","
@@ -337,7 +339,8 @@ static void test_events(void)
  * the profiler merges call nodes by function, folded output by name. */
 static void test_one_func(void)
 {
-	struct firefox *ff = firefox_new(&(struct firefox_opts){ .plain = true });
+	struct firefox *ff = firefox_new(&(struct firefox_opts){
+		.plain = true });
 	struct loc2 a = main_loc, b = main_loc;
 	struct rframe fr[1];
 	struct rsample s = { .pid = 1, .tid = 1, .comm = "x", .nr_frames = 1,
@@ -367,9 +370,11 @@ static void test_one_func(void)
 /* A clock's periods are the threads' CPU time: threadCPUDelta in ns. */
 static void test_cpu_delta(void)
 {
-	struct firefox *ff = firefox_new(&(struct firefox_opts){ .plain = true });
+	struct firefox *ff = firefox_new(&(struct firefox_opts){
+		.plain = true });
 	struct firefox_meta m = { .interval_ms = 0.25, .cpu_ns = true };
-	struct rframe fr[1] = { { .origin = FRAME_SAMPLE, .loc = &main_loc.l } };
+	struct rframe fr[1] = {
+		{ .origin = FRAME_SAMPLE, .loc = &main_loc.l } };
 	struct rsample s = { .pid = 1, .tid = 1, .comm = "x", .nr_frames = 1,
 			     .frames = fr, .period = 250000 };
 	size_t len = 0;
@@ -412,7 +417,8 @@ static void test_empty(void)
 			inflate(&z, Z_FINISH);
 			inflateEnd(&z);
 		}
-		CHECK(has(out, "\"libs\":[],") && has(out, "\"threads\":[]}\n") &&
+		CHECK(has(out, "\"libs\":[],") &&
+		      has(out, "\"threads\":[]}\n") &&
 		      has(out, "\"stackTable\":{\"length\":0,\"frame\":[],"
 			       "\"prefixOffset\":[]}"),
 		      "empty: no libs, stacks or threads");
