@@ -13,6 +13,7 @@
 #include "cmd/outfile.h"
 #include "cmd/report.h"
 #include "cmd/run.h"
+#include "common/mem.h"
 #include "common/strbuf.h"
 #include "formats/fdout.h"
 #include "formats/firefox.h"
@@ -393,8 +394,19 @@ static int convert_writer_finish(struct convert_out *o, bool quiet)
 
 	if (o->sw) {
 		const struct syscap_write_stats *ss;
+		const char *ks = NULL;
+		size_t klen = 0, kmap = 0;
+		int rc = 0;
 
-		if (syscap_writer_finish(o->sw) < 0) {
+		/* The kernel symbols travel with the capture. */
+		if (o->run->kallsyms_used)
+			ks = mem_read_file(o->run->kallsyms_used, SIZE_MAX,
+					   &klen, &kmap);
+		if (ks) {
+			rc = syscap_writer_kallsyms(o->sw, ks, klen);
+			mem_unmap((void *)ks, kmap);
+		}
+		if (rc < 0 || syscap_writer_finish(o->sw) < 0) {
 			cmd_report_err(o->path, syscap_writer_err(o->sw));
 			return -1;
 		}

@@ -1,6 +1,7 @@
 /*
  * run.c - from a capture to resolved samples, shared by convert and stats.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -98,7 +99,8 @@ const char *const run_usage_lines[] = {
 	"      --max-scan N        frames a stack scan may recover per sample",
 	"                          where CFI and frame pointers fail (default",
 	"                          2; 0 disables scanning)",
-	"      --kallsyms FILE     kernel symbols (default: the build-id",
+	"      --kallsyms FILE     kernel symbols (default: those a sysprof",
+	"                          capture carries, else the build-id",
 	"                          cache's copy of the capture's kernel, else",
 	"                          /proc/kallsyms when the capture was recorded",
 	"                          on this machine and kernel)",
@@ -341,6 +343,47 @@ static bool run_proc_kallsyms_ok(void)
 	return ok;
 }
 
+/*
+ * The kernel symbols the capture carries, copied to a temporary file (the
+ * symbolizer reads a file); NULL when it cannot be written.
+ */
+static char *run_embedded_kallsyms(const struct perfdata_info *in)
+{
+	static const char name[] = "/restack-kallsyms-XXXXXX";
+	const char *dir = getenv("TMPDIR");
+	char *path;
+	size_t done = 0;
+	int fd;
+
+	if (!dir || !dir[0])
+		dir = "/tmp";
+	path = malloc(strlen(dir) + sizeof(name));
+	if (!path)
+		return NULL;
+	strcpy(path, dir);
+	strcat(path, name);
+	fd = mkstemp(path);
+	if (fd < 0) {
+		free(path);
+		return NULL;
+	}
+	while (done < in->kallsyms_size) {
+		ssize_t n = write(fd, in->kallsyms + done,
+				  in->kallsyms_size - done);
+
+		if (n <= 0 && errno != EINTR)
+			break;
+		if (n > 0)
+			done += (size_t)n;
+	}
+	if (close(fd) < 0 || done < in->kallsyms_size) {
+		unlink(path);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
 /* Chooses the kernel symbols file; NULL when there is none. */
 static char *run_pick_kallsyms(struct run *run,
 			       const struct perfdata_info *in,
@@ -351,6 +394,15 @@ static char *run_pick_kallsyms(struct run *run,
 
 	if (run->opts->kallsyms)
 		return mem_strdup(run->opts->kallsyms);
+	/* What the capture carries is its kernel's, wherever it is read. */
+	if (in->kallsyms && in->kallsyms_size) {
+		char *path = run_embedded_kallsyms(in);
+
+		if (path) {
+			run->kallsyms_temp = true;
+			return path;
+		}
+	}
 	/*
 	 * The build-id cache keeps a copy made when the capture was
 	 * recorded: exactly that kernel, and cheaper to read than /proc.
@@ -987,6 +1039,8 @@ void run_free(struct run *run)
 		lookup_release(&run->lookup);
 	source_close(run->rd);
 	perfdata_windows_free(run->windows); /* after its readers */
+	if (run->kallsyms_temp && run->kallsyms_used)
+		unlink(run->kallsyms_used);
 	free(run->kallsyms_used);
 	a2lstate_release(&run->a2l);
 	free(run->a2l_frames);

@@ -124,6 +124,8 @@ struct run {
 	struct lookup lookup;            /* where modules are looked for */
 	bool lookup_ready;
 	char *kallsyms_used;             /* the kernel symbols file read */
+	bool kallsyms_temp;              /* ... a copy of the capture's own,
+					  * removed by run_release() */
 	struct kallsyms_once kallsyms_once; /* -j > 1: read once for all */
 	bool kallsyms_shared;
 	const char *home_debug;          /* ~/.debug when used */

@@ -193,6 +193,9 @@ struct event_lost {
 struct event_jit {
 	uint64_t start, len;    /* the code's addresses as samples name them */
 	const char *name;
+	bool bundled;           /* not JIT code: a name the input carries for
+				 * addresses of a file mapping (sysprof's
+				 * __symbols__), for when the file is absent */
 };
 
 struct event_build_id {

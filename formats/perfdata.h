@@ -87,6 +87,11 @@ struct perfdata_info {
 	/* TRACING_DATA blob, when present (copied into reader memory). */
 	const uint8_t *tracing_data;
 	uint64_t tracing_data_size;
+
+	/* Kernel symbols the input carries in kallsyms' text format (a
+	 * sysprof capture's /proc/kallsyms), or NULL; reader memory. */
+	const char *kallsyms;
+	size_t kallsyms_size;
 };
 
 /* Counts collected while reading; complete at end of input. */

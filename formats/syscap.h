@@ -42,6 +42,27 @@ enum syscap_frame_type {
 	SYSCAP_STACK_USER = 18,         /* eu-stacktrace's producer only */
 };
 
+/*
+ * FILE_CHUNK (13): u32 bit-fields at 24 (is_last: bit 0, data length: the
+ * upper 16 bits), path char[256] at 28, data at 284.  A file is the data
+ * of its path's chunks in file order, up to the one marked last.
+ */
+#define SYSCAP_CHUNK_DATA 284
+#define SYSCAP_CHUNK_PATH 256
+#define SYSCAP_CHUNK_SIZE 16100         /* data per chunk, as sysprof's
+					 * writer cuts a file */
+#define SYSCAP_KALLSYMS_PATH "/proc/kallsyms"
+#define SYSCAP_SYMBOLS_PATH "__symbols__"
+
+/*
+ * The __symbols__ file (sysprof 3.46 sysprof-symbol-map.c): records of
+ * 32 bytes {u64 begin, u64 end (both inclusive), u32 pid, u32 name,
+ * u32 tag, u32 padding} sorted by (pid, begin), ended by an all-zero
+ * record, then NUL-terminated strings; name and tag are offsets from the
+ * file's start (0: none), the tag is the mapped file's path.
+ */
+#define SYSCAP_SYM_RECORD 32
+
 /* The newest frame type sysprof 3.46's reader accepts (it stops at 16). */
 #define SYSCAP_LAST_TYPE_346 15
 

@@ -56,6 +56,24 @@ struct sr_jit {
 	const char *name;       /* in the mapped file */
 };
 
+/* An embedded file being put together from its FILE_CHUNK frames. */
+struct sr_file {
+	char *data;             /* owned; NUL-terminated when done */
+	size_t len, alloc;
+	bool done;              /* its last chunk was read */
+	bool bad;               /* a chunk was cut or it grew too big */
+};
+
+/* Embedded files larger than this are ignored. */
+#define SR_FILE_MAX (64u << 20)
+
+/* One __symbols__ record: [begin, end] of process pid is name. */
+struct sr_bsym {
+	int32_t pid;
+	uint64_t begin, end;
+	const char *name;       /* in symbols.data */
+};
+
 struct syscap_reader {
 	const char *name;
 	const uint8_t *data;
@@ -84,6 +102,9 @@ struct syscap_reader {
 	struct sr_jit *jits;    /* JITMAP names, delivered first */
 	size_t nr_jits, alloc_jits, next_jit;
 	struct hashmap jit_keys;/* (pid, key) -> index + 1 */
+	struct sr_file kallsyms, symbols; /* embedded files */
+	struct sr_bsym *bsyms;  /* __symbols__ names, delivered first */
+	size_t nr_bsyms, next_bsym;
 };
 
 bool syscap_probe(const void *head, size_t len)
@@ -204,6 +225,95 @@ static int sr_check(struct syscap_reader *r, uint8_t type, uint64_t off,
 static uint64_t sr_jit_key(int32_t pid, uint64_t key)
 {
 	return hashmap_mix(key ^ ((uint64_t)(uint32_t)pid << 32));
+}
+
+/*
+ * A FILE_CHUNK frame: its data is added to the embedded file restack
+ * reads when it names one.  A chunk that does not fit its frame, or a
+ * file beyond SR_FILE_MAX, makes the file ignored (not an error: sysprof
+ * itself only reads files it needs).
+ */
+static void sr_file_chunk(struct syscap_reader *r, uint64_t off, uint64_t len)
+{
+	char path[SYSCAP_CHUNK_PATH + 1];
+	struct sr_file *f;
+	struct cur c;
+	uint32_t bits, n;
+
+	if (len < SYSCAP_CHUNK_DATA)
+		return;
+	memcpy(path, r->data + off + 28, SYSCAP_CHUNK_PATH);
+	path[SYSCAP_CHUNK_PATH] = 0;
+	if (!strcmp(path, SYSCAP_KALLSYMS_PATH))
+		f = &r->kallsyms;
+	else if (!strcmp(path, SYSCAP_SYMBOLS_PATH))
+		f = &r->symbols;
+	else
+		return;
+	if (f->done || f->bad)  /* the first complete copy counts */
+		return;
+	c = sr_cur(r, off + 24, 4);
+	bits = cur_u32(&c);
+	n = bits >> 16;
+	if (n > len - SYSCAP_CHUNK_DATA || f->len + n + 1 > SR_FILE_MAX ||
+	    mem_grow(&f->data, &f->alloc, 1, f->len + n + 1) < 0) {
+		f->bad = true;
+		return;
+	}
+	memcpy(f->data + f->len, r->data + off + SYSCAP_CHUNK_DATA, n);
+	f->len += n;
+	f->data[f->len] = 0;
+	if (bits & 1)
+		f->done = true;
+}
+
+/*
+ * The __symbols__ file's records; records that name no string inside the
+ * file, or an empty or reversed range, are left out; a file without its
+ * closing record gives none.
+ */
+static int sr_symbols(struct syscap_reader *r)
+{
+	const uint8_t *d = (const uint8_t *)r->symbols.data;
+	size_t size = r->symbols.len, off, nr = 0;
+
+	if (!r->symbols.done || r->symbols.bad)
+		return 0;
+	for (off = 0; off + SYSCAP_SYM_RECORD <= size;
+	     off += SYSCAP_SYM_RECORD) {
+		struct cur c = cur_make(d + off, SYSCAP_SYM_RECORD, off,
+					r->swap);
+		uint64_t b = cur_u64(&c), e = cur_u64(&c);
+		uint32_t pid = cur_u32(&c), name = cur_u32(&c);
+
+		if (!b && !e && !pid && !name)
+			break;
+		nr++;
+	}
+	if (off + SYSCAP_SYM_RECORD > size)
+		return 0;       /* no closing record */
+	r->bsyms = calloc(nr ? nr : 1, sizeof(*r->bsyms));
+	if (!r->bsyms)
+		return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF, "symbols");
+	for (off = 0; nr--; off += SYSCAP_SYM_RECORD) {
+		struct cur c = cur_make(d + off, SYSCAP_SYM_RECORD, off,
+					r->swap);
+		uint64_t b = cur_u64(&c), e = cur_u64(&c);
+		uint32_t pid = cur_u32(&c), name = cur_u32(&c);
+		struct sr_bsym *s = &r->bsyms[r->nr_bsyms];
+
+		/* the string must end inside the file (data[len] is a NUL
+		 * of ours, so it must end before) */
+		if (!name || name >= size || e < b || e - b == UINT64_MAX ||
+		    !memchr(d + name, 0, size - name) || !d[name])
+			continue;
+		s->pid = (int32_t)pid;
+		s->begin = b;
+		s->end = e;
+		s->name = (const char *)d + name;
+		r->nr_bsyms++;
+	}
+	return 0;
 }
 
 /* A JITMAP frame: n, then n x {u64 key, NUL-terminated name}. */
@@ -328,6 +438,10 @@ static int sr_index(struct syscap_reader *r)
 			if (sr_jitmap(r, off, len) < 0)
 				return -1;
 			r->jitmaps++;
+			break;
+		case SYSCAP_FILE_CHUNK:
+			sr_file_chunk(r, off, len);
+			r->skipped++;
 			break;
 		default:
 			r->skipped++;
@@ -569,6 +683,20 @@ int syscap_next(struct syscap_reader *r, struct event *ev)
 		r->next_jit++;
 		return 1;
 	}
+	if (r->next_bsym < r->nr_bsyms) {
+		const struct sr_bsym *b = &r->bsyms[r->next_bsym++];
+
+		memset(ev, 0, sizeof(*ev));
+		ev->type = EVENT_JIT;
+		ev->rec_type = SYSCAP_FILE_CHUNK;
+		ev->pid = ev->tid = b->pid;
+		ev->cpu = -1;
+		ev->jit.start = b->begin;
+		ev->jit.len = b->end - b->begin + 1;
+		ev->jit.name = b->name;
+		ev->jit.bundled = true;
+		return 1;
+	}
 	if (!r->have_cur) {
 		rc = sr_pop(r, &r->cur);
 		if (rc <= 0)
@@ -695,10 +823,14 @@ static struct syscap_reader *sr_new(const char *name, struct err *err)
 static struct syscap_reader *sr_finish_open(struct syscap_reader *r,
 					    struct err *err)
 {
-	if (sr_index(r) < 0) {
+	if (sr_index(r) < 0 || sr_symbols(r) < 0) {
 		*err = r->err;
 		syscap_close(r);
 		return NULL;
+	}
+	if (r->kallsyms.done && !r->kallsyms.bad && r->kallsyms.len) {
+		r->info.kallsyms = r->kallsyms.data;
+		r->info.kallsyms_size = r->kallsyms.len;
 	}
 	if (r->attr.sample_type & SR_PERF_DWARF_BITS) {
 		r->attr.sample_regs_user = SR_EU_REGS_MASK;
@@ -808,5 +940,8 @@ void syscap_close(struct syscap_reader *r)
 	free(r->info.hostname);
 	free(r->info.osrelease);
 	free(r->info.arch);
+	free(r->kallsyms.data);
+	free(r->symbols.data);
+	free(r->bsyms);
 	free(r);
 }

@@ -16,6 +16,12 @@
  * use them): each name is delivered first as an EVENT_JIT of 16 bytes at a
  * private address, which replaces its key in the samples.
  * METADATA "hostname", "uname.release" and "uname.machine" fill the info.
+ * FILE_CHUNK files: "/proc/kallsyms" becomes the info's kallsyms text;
+ * "__symbols__" (sysprof 3.46's symbol bundle, syscap.h) is delivered
+ * after the JIT names, each record an EVENT_JIT marked bundled for its
+ * process's [begin, end].  Embedded files over 64 MiB, with a chunk that
+ * does not fit its frame or without their last chunk are ignored, and so
+ * are __symbols__ records naming no string or a reversed range.
  * MAP and PROCESS frames are delivered first (sysprof builds a process's
  * address space from all of them: /proc scans are often written after the
  * samples), then the others by time (file order for equal times), each

@@ -2,6 +2,7 @@
  * syscap_write.c - sysprof capture output (see syscap_write.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,6 +39,20 @@ struct syscap_writer {
 
 	struct hashmap jit;     /* name hash -> key */
 	uint64_t next_jit;
+
+	struct hashmap knames;  /* hashes of the kernel frames' names */
+	struct sw_usym *usyms;  /* named user addresses, for __symbols__ */
+	size_t nr_usyms, alloc_usyms;
+	struct hashmap useen;   /* hash of (pid, address) -> index + 1 */
+	struct strbuf strs;     /* __symbols__ strings, from 32 zero bytes */
+	struct hashmap stroff;  /* string hash -> offset in strs */
+};
+
+/* A user address of a sample and its name, for the __symbols__ file. */
+struct sw_usym {
+	int32_t pid;
+	uint64_t addr;
+	uint32_t name, tag;     /* offsets in strs */
 };
 
 static int sw_flush(struct syscap_writer *w)
@@ -231,6 +246,80 @@ static int sw_jit_key(struct syscap_writer *w, const char *name, int32_t pid,
 	return sw_put_frame(w);
 }
 
+/* The offset of s in the __symbols__ strings, added when new; 0: none. */
+static uint32_t sw_str(struct syscap_writer *w, const char *s)
+{
+	uint64_t h = hashmap_fnv_str(HASHMAP_FNV_SEED, s);
+	size_t n = strlen(s) + 1;
+	void *v;
+
+	if (hashmap_get(&w->stroff, h, &v) &&
+	    !strcmp(w->strs.buf + (uintptr_t)v, s))
+		return (uint32_t)(uintptr_t)v;
+	if (!w->strs.len)
+		strbuf_add(&w->strs, (const char [SYSCAP_SYM_RECORD]){ 0 },
+			   SYSCAP_SYM_RECORD);
+	if (w->strs.len + n > UINT32_MAX / 2 ||
+	    hashmap_put(&w->stroff, h, (void *)(uintptr_t)w->strs.len) < 0)
+		return 0;
+	strbuf_add(&w->strs, s, n);
+	return (uint32_t)(w->strs.len - n);
+}
+
+/*
+ * Notes the names of a sample's frames for the files that let another
+ * machine name them: kernel names for /proc/kallsyms, user addresses with
+ * their function (the outermost of an inline chain) for __symbols__.
+ */
+static int sw_note_names(struct syscap_writer *w, const struct event *ev,
+			 const struct rsample *rs)
+{
+	uint32_t i;
+
+	for (i = 0; i < rs->nr_frames; i++) {
+		const struct sym_loc *l = rs->frames[i].loc;
+		const char *name = l && l->nr ? l->e[l->nr - 1].name : NULL;
+		uint64_t h, a = rs->frames[i].pc;
+		struct sw_usym *u;
+		void *v;
+
+		if (!name)
+			continue;
+		if (i < rs->nr_kernel) {
+			if (l->kind != SYM_KERNEL)
+				continue;
+			h = hashmap_fnv_str(HASHMAP_FNV_SEED, name);
+			if (hashmap_put(&w->knames, h, (void *)1) < 0)
+				return -1;
+			continue;
+		}
+		if (l->kind != SYM_USER)
+			continue;
+		h = hashmap_fnv(hashmap_fnv(HASHMAP_FNV_SEED, &ev->pid, 4),
+				&a, 8);
+		if (hashmap_get(&w->useen, h, &v)) {
+			u = &w->usyms[(uintptr_t)v - 1];
+			if (u->pid == ev->pid && u->addr == a)
+				continue;
+		}
+		if (mem_grow(&w->usyms, &w->alloc_usyms, sizeof(*w->usyms),
+			     w->nr_usyms + 1) < 0)
+			return -1;
+		u = &w->usyms[w->nr_usyms];
+		u->pid = ev->pid;
+		u->addr = a;
+		u->name = sw_str(w, name);
+		u->tag = l->module ? sw_str(w, l->module) : 0;
+		if (!u->name)
+			continue;
+		w->nr_usyms++;
+		if (hashmap_put(&w->useen, h,
+				(void *)(uintptr_t)w->nr_usyms) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int sw_sample(struct syscap_writer *w, const struct event *ev,
 		     const struct rsample *rs, int16_t cpu, int64_t time)
 {
@@ -239,7 +328,8 @@ static int sw_sample(struct syscap_writer *w, const struct event *ev,
 	uint16_t n16;
 	uint8_t *f;
 
-	if (mem_grow(&w->addrs, &w->addrs_alloc, sizeof(*w->addrs), need) < 0)
+	if (mem_grow(&w->addrs, &w->addrs_alloc, sizeof(*w->addrs), need) < 0 ||
+	    sw_note_names(w, ev, rs) < 0)
 		return err_set(&w->err, ERR_NOMEM, ERR_NO_OFF, "sample");
 	if (nk) {
 		w->addrs[n++] = EVENT_CONTEXT_KERNEL;
@@ -335,11 +425,160 @@ int syscap_writer_event(struct syscap_writer *w,
 	}
 }
 
+/*
+ * An embedded file as sysprof's writer cuts it: FILE_CHUNK frames of up
+ * to SYSCAP_CHUNK_SIZE bytes, then an empty one marked last.
+ */
+static int sw_file(struct syscap_writer *w, const char *path,
+		   const void *data, size_t size)
+{
+	size_t done = 0;
+
+	for (;;) {
+		size_t n = size - done < SYSCAP_CHUNK_SIZE ? size - done :
+							     SYSCAP_CHUNK_SIZE;
+		uint32_t bits = (uint32_t)n << 16 | (n == 0);
+		uint8_t *f = sw_frame(w, SYSCAP_FILE_CHUNK,
+				      SYSCAP_CHUNK_DATA + n, -1, -1,
+				      w->last_time);
+
+		if (!f)
+			return -1;
+		memcpy(f + 24, &bits, 4);
+		memcpy(f + 28, path, strlen(path));
+		memcpy(f + SYSCAP_CHUNK_DATA, (const uint8_t *)data + done, n);
+		if (sw_put_frame(w) < 0)
+			return -1;
+		if (!n)
+			return 0;
+		done += n;
+	}
+}
+
+static int sw_usym_cmp(const void *a, const void *b)
+{
+	const struct sw_usym *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * The __symbols__ file: the named user addresses sorted by (pid, address),
+ * a run of one name in one process becoming one record from its first to
+ * its last address (as sysprof 3.46 serializes its symbol map).
+ */
+static int sw_symbols(struct syscap_writer *w)
+{
+	struct strbuf rec;
+	size_t i, begin = 0, nrec = 0;
+	uint32_t pad = 0;
+	int rc;
+
+	if (!w->nr_usyms)
+		return 0;
+	qsort(w->usyms, w->nr_usyms, sizeof(*w->usyms), sw_usym_cmp);
+	for (i = 0; i < w->nr_usyms; i++)
+		nrec += i + 1 == w->nr_usyms ||
+			w->usyms[i + 1].pid != w->usyms[i].pid ||
+			w->usyms[i + 1].name != w->usyms[i].name;
+	if (nrec * SYSCAP_SYM_RECORD + w->strs.len > UINT32_MAX / 2)
+		return 0;       /* offsets would not fit: leave it out */
+	strbuf_init(&rec);
+	for (i = 0; i < w->nr_usyms; i++) {
+		const struct sw_usym *u = &w->usyms[i];
+		uint32_t base = (uint32_t)(nrec * SYSCAP_SYM_RECORD);
+		uint32_t name = base + u->name;
+		uint32_t tag = u->tag ? base + u->tag : 0;
+
+		if (i + 1 < w->nr_usyms && w->usyms[i + 1].pid == u->pid &&
+		    w->usyms[i + 1].name == u->name)
+			continue;
+		strbuf_add(&rec, &w->usyms[begin].addr, 8);
+		strbuf_add(&rec, &u->addr, 8);
+		strbuf_add(&rec, &u->pid, 4);
+		strbuf_add(&rec, &name, 4);
+		strbuf_add(&rec, &tag, 4);
+		strbuf_add(&rec, &pad, 4);
+		begin = i + 1;
+	}
+	/* strs starts with the all-zero record that ends the table */
+	strbuf_add(&rec, w->strs.buf, w->strs.len);
+	rc = sw_file(w, SYSCAP_SYMBOLS_PATH, rec.buf, rec.len);
+	strbuf_release(&rec);
+	return rc;
+}
+
+/* The length of a kallsyms line's name (at s), up to a tab or newline. */
+static size_t sw_kname_len(const char *s, const char *end)
+{
+	const char *p = s;
+
+	while (p < end && *p != '\t' && *p != '\n')
+		p++;
+	return (size_t)(p - s);
+}
+
+int syscap_writer_kallsyms(struct syscap_writer *w, const char *text,
+			   size_t len)
+{
+	const char *p = text, *end = text + len;
+	struct strbuf out;
+	uint64_t after = 0;
+	bool want_next = false;
+	int rc;
+
+	if (!w->knames.nr)
+		return 0;
+	strbuf_init(&out);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end, *name;
+		unsigned long long addr;
+		char *q;
+		bool keep = false;
+		void *v;
+
+		addr = strtoull(p, &q, 16);
+		/* "ADDR TYPE NAME[\t[module]]" */
+		if (q > p && q + 3 <= le && q[0] == ' ' && q[2] == ' ') {
+			size_t n;
+
+			name = q + 3;
+			n = sw_kname_len(name, le);
+			if (want_next && addr > after) {
+				keep = true;
+				want_next = false;
+			}
+			/* _text too: where readers place the kernel */
+			if ((n == 5 && !memcmp(name, "_text", 5)) ||
+			    (n && hashmap_get(&w->knames,
+					      hashmap_fnv(HASHMAP_FNV_SEED,
+							  name, n), &v))) {
+				keep = true;
+				want_next = true;
+				after = addr;
+			}
+		}
+		if (keep) {
+			strbuf_add(&out, p, (size_t)(le - p));
+			strbuf_addch(&out, '\n');
+		}
+		p = nl ? nl + 1 : end;
+	}
+	rc = out.len ? sw_file(w, SYSCAP_KALLSYMS_PATH, out.buf, out.len) : 0;
+	strbuf_release(&out);
+	return rc;
+}
+
 int syscap_writer_finish(struct syscap_writer *w)
 {
 	uint8_t h[SYSCAP_HEADER_SIZE];
 
 	if (!w->begun && sw_begin(w, NULL, 0) < 0)
+		return -1;
+	if (sw_symbols(w) < 0)
 		return -1;
 	if (sw_flush(w) < 0)
 		return -1;
@@ -369,6 +608,7 @@ struct syscap_writer *syscap_writer_new(int fd,
 	w->bid_fn = bid_fn;
 	w->bid_ctx = ctx;
 	strbuf_init(&w->out);
+	strbuf_init(&w->strs);
 	return w;
 }
 
@@ -391,5 +631,10 @@ void syscap_writer_free(struct syscap_writer *w)
 	free(w->frame);
 	free(w->addrs);
 	hashmap_release(&w->jit);
+	hashmap_release(&w->knames);
+	hashmap_release(&w->useen);
+	hashmap_release(&w->stroff);
+	strbuf_release(&w->strs);
+	free(w->usyms);
 	free(w);
 }

@@ -16,7 +16,10 @@
  * JITMAP frame written before the first sample that uses them.  A sample
  * with more addresses than a frame holds (8187) keeps its leaf end and is
  * counted.  Samples of events other than the resolved one are not
- * written.  Byte order: the host's.
+ * written.  At the end, FILE_CHUNKs name the frames where the binaries
+ * and the kernel are not at hand: "/proc/kallsyms" (the kernel symbols
+ * the samples use) and "__symbols__" (each user address's function).
+ * Byte order: the host's.
  */
 #ifndef RESTACK_FORMATS_SYSCAP_WRITE_H
 #define RESTACK_FORMATS_SYSCAP_WRITE_H
@@ -73,7 +76,22 @@ int syscap_writer_event(struct syscap_writer *w,
 			const struct perfdata_info *in,
 			const struct event *ev, const struct rsample *rs);
 
-/* Flushes and fills in the header.  Returns 0 or -1. */
+/*
+ * Embeds the lines of a kallsyms file (text, len bytes) that the samples'
+ * kernel frames are named from, each with the next line at a higher
+ * address (where the symbol ends), and _text's (where the kernel is), as
+ * a /proc/kallsyms FILE_CHUNK: what
+ * sysprof and restack name kernel frames from on another machine.  Call
+ * after the last event, before syscap_writer_finish().  Returns 0 or -1.
+ */
+int syscap_writer_kallsyms(struct syscap_writer *w, const char *text,
+			   size_t len);
+
+/*
+ * Writes the __symbols__ FILE_CHUNK (the samples' named user addresses,
+ * sysprof 3.46's layout, see syscap.h), flushes and fills in the header.
+ * Returns 0 or -1.
+ */
 int syscap_writer_finish(struct syscap_writer *w);
 
 const struct err *syscap_writer_err(const struct syscap_writer *w);

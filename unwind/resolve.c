@@ -50,6 +50,7 @@ int resolve_init(struct resolve *r, const struct resolve_opts *opts,
 	aspace_init(&r->as, r->mc);
 	symbolizer_init(&r->sym, !r->opts.no_inline);
 	jit_init(&r->jit, r->opts.jit_dirs, r->opts.nr_jit_dirs);
+	symbundle_init(&r->bundle);
 	uopts.max_frames = r->opts.max_frames;
 	uopts.no_fp = r->opts.no_fp;
 	uopts.max_scan = r->opts.max_scan;
@@ -83,6 +84,7 @@ void resolve_release(struct resolve *r)
 	aspace_release(&r->as);
 	stitcher_free(r->st);
 	jit_release(&r->jit);
+	symbundle_release(&r->bundle);
 	/* last: the above point to modules */
 	if (r->mc == &r->own_mc)
 		modcache_release(r->mc);
@@ -186,11 +188,30 @@ static const struct sym_loc *resolve_jit(struct resolve *r, int32_t pid,
 	return symbolize_jit(&r->sym, js);
 }
 
-/* The symbols of a user address looked up in the process's mappings. */
+/*
+ * A name the capture carries for addr of process pid (sysprof's
+ * __symbols__), for code whose file is absent; NULL when there is none
+ * (or no memory).
+ */
+static const struct sym_loc *resolve_bundled(struct resolve *r, int32_t pid,
+					     uint64_t addr, const char *module,
+					     uint64_t rel)
+{
+	const struct symbundle_sym *b = symbundle_lookup(&r->bundle, pid,
+							 addr);
+
+	return b ? symbolize_named(&r->sym, module, rel, b, b->name) : NULL;
+}
+
+/*
+ * The symbols of a user address looked up in the process's mappings: addr
+ * (a return address less 1) for the files, raw (the address as the sample
+ * has it) for the names the capture carries.
+ */
 static const struct sym_loc *resolve_user_addr(struct resolve *r,
 					       const struct event *ev,
 					       const struct aspace_maps *maps,
-					       uint64_t addr)
+					       uint64_t addr, uint64_t raw)
 {
 	const struct aspace_map *m = aspace_maps_find(maps, addr);
 	const struct sym_loc *jl;
@@ -201,11 +222,15 @@ static const struct sym_loc *resolve_user_addr(struct resolve *r,
 		if (jl)
 			return jl;
 	}
-	if (!m)
-		return symbolize_unmapped(&r->sym);
+	if (!m) {
+		jl = resolve_bundled(r, ev->pid, raw, "[unknown]", addr);
+		return jl ? jl : symbolize_unmapped(&r->sym);
+	}
 	rel = addr - m->start + m->pgoff;
 	if (module_load(r->mc, m->mod))
 		(void)module_offset_to_vaddr(m->mod, rel, &rel);
+	else if ((jl = resolve_bundled(r, ev->pid, raw, m->mod->path, rel)))
+		return jl;
 	return symbolize_user(&r->sym, m->mod, m->mod->path, rel);
 }
 
@@ -286,7 +311,7 @@ static int resolve_callchain(struct resolve *r, const struct event *ev,
 						  resolve_is_irq_entry(loc));
 		else
 			loc = resolve_user_addr(r, ev, maps,
-						n == 0 ? ip : ip - 1);
+						n == 0 ? ip : ip - 1, ip);
 		if (resolve_push(r, nr, ip, kernel ? FRAME_KERNEL :
 					   n == 0 ? FRAME_SAMPLE :
 						    FRAME_CALLCHAIN,
@@ -606,7 +631,8 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 		out->end = n > 0 ? END_CALLCHAIN : END_NO_USER;
 		if (n == 0 && s->cpumode == EVENT_MODE_USER &&
 		    resolve_push(r, &nr, s->ip, FRAME_SAMPLE,
-				 resolve_user_addr(r, ev, maps, s->ip)) < 0)
+				 resolve_user_addr(r, ev, maps, s->ip,
+						   s->ip)) < 0)
 			return -1;
 		if (n > 0 && resolve_is_root(r->frames[nr - 1].loc))
 			out->end = END_ROOT;
@@ -645,6 +671,10 @@ int resolve_event(struct resolve *r, const struct event *ev,
 			return -1;
 		break;
 	case EVENT_JIT:
+		if (ev->jit.bundled)
+			return symbundle_add(&r->bundle, ev->pid,
+					     ev->jit.start, ev->jit.len,
+					     ev->jit.name) < 0 ? -1 : 0;
 		return jit_add_symbol(&r->jit, ev->pid, ev->jit.start,
 				      ev->jit.len, ev->jit.name) < 0 ? -1 : 0;
 	default:

@@ -18,6 +18,7 @@
 #include "common/stack.h"
 #include "unwind/aspace.h"
 #include "unwind/jit.h"
+#include "unwind/symbundle.h"
 #include "unwind/module.h"
 #include "unwind/stitch.h"
 #include "unwind/symbolize.h"
@@ -98,6 +99,8 @@ struct resolve {
 	struct unwinder uw;
 	struct stitcher *st;     /* NULL when stitching is off */
 	struct jit_index jit;
+	struct symbundle bundle; /* names the capture carries (sysprof's
+				  * __symbols__) */
 	struct hashmap lives;    /* tid -> number of ended lives (stitch key) */
 	struct hashmap tseqs;    /* stitch key -> samples of that thread life
 				  * so far in this pass */

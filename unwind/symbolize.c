@@ -293,6 +293,25 @@ const struct sym_loc *symbolize_unmapped(struct symbolizer *s)
 	return l;
 }
 
+const struct sym_loc *symbolize_named(struct symbolizer *s,
+				      const char *module, uint64_t rel,
+				      const void *key, const char *name)
+{
+	struct sym_loc *l;
+	void *v;
+
+	/* the JIT table's keys are jit_sym pointers: no clash */
+	if (hashmap_get(&s->jit, (uint64_t)(uintptr_t)key, &v))
+		return v;
+	l = sym_new(s, module, rel, SYM_USER, 1);
+	if (!l)
+		return NULL;
+	l->e[0].name = name;
+	if (hashmap_put(&s->jit, (uint64_t)(uintptr_t)key, l) < 0)
+		return NULL;
+	return l;
+}
+
 const struct sym_loc *symbolize_jit(struct symbolizer *s,
 				    const struct jit_sym *sym)
 {

@@ -89,6 +89,14 @@ const struct sym_loc *symbolize_kernel(struct symbolizer *s, uint64_t addr);
 /* An address in no mapping at all. */
 const struct sym_loc *symbolize_unmapped(struct symbolizer *s);
 
+/*
+ * A frame the input names itself (sysprof's __symbols__), in the mapping
+ * of module (which lives for the run) at rel; one location per key.
+ */
+const struct sym_loc *symbolize_named(struct symbolizer *s,
+				      const char *module, uint64_t rel,
+				      const void *key, const char *name);
+
 struct jit_sym;
 
 /* A JIT-compiled function (one location per JIT symbol). */

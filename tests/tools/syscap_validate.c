@@ -11,9 +11,14 @@
  *                                    the header) and the file size
  *   type NAME N                      frames per type
  *
+ * With a second argument, FILE: writes the embedded file of that path
+ * (FILE_CHUNK frames), as the library puts it together, to standard
+ * output instead; exits 1 when the capture holds no such file.
+ *
  * Exits 1 when the library refuses a frame or stops before the end.
  * Built by the Makefile for the tests only.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,8 +86,8 @@ int main(int argc, char **argv)
 	struct stat stb;
 	int pass, i;
 
-	if (argc != 2 || stat(argv[1], &stb) < 0) {
-		fprintf(stderr, "usage: syscap_validate CAPTURE\n");
+	if (argc < 2 || argc > 3 || stat(argv[1], &stb) < 0) {
+		fprintf(stderr, "usage: syscap_validate CAPTURE [FILE]\n");
 		return 2;
 	}
 	r = sysprof_capture_reader_new(argv[1]);
@@ -90,6 +95,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "syscap_validate: libsysprof-capture cannot "
 			"open %s\n", argv[1]);
 		return 1;
+	}
+	if (argc == 3) {
+		bool ok = sysprof_capture_reader_read_file_fd(r, argv[2], 1);
+
+		fflush(stdout);
+		sysprof_capture_reader_unref(r);
+		return ok ? 0 : 1;
 	}
 	/* JITMAP frames first: they may come after the samples using them. */
 	for (pass = 0; pass < 2; pass++) {
