@@ -126,10 +126,23 @@ $(BUILD)/tests/syscap_validate: tests/tools/syscap_validate.c
 		$(shell pkg-config --cflags sysprof-capture-4) -o $@ $< \
 		$(shell pkg-config --libs sysprof-capture-4)
 
+# sysprof 3.46's naming of a capture's frames from the symbols it carries
+# (libsysprof-4), for tests/cli/sysprof_selfcontained.sh.
+SYSPROF_PC := $(shell pkg-config --exists sysprof-4 2>/dev/null && echo yes)
+SYSCAP_NAMES = $(if $(SYSPROF_PC),$(BUILD)/tests/syscap_names)
+
+$(BUILD)/tests/syscap_names: tests/tools/syscap_names.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) -std=gnu11 $(WARN) -O2 -g \
+		$(shell pkg-config --cflags sysprof-4) -o $@ $< \
+		$(shell pkg-config --libs sysprof-4)
+
 # The test programs profiled by the tests (tests/progs/*.c).
 PROGS_SRC = $(wildcard tests/progs/*.c)
 
-check-run: $(BUILD)/$(PROG) $(UNIT_BIN) $(REPLAY_BIN) $(SYSCAP_VALIDATE)
+check-run: $(BUILD)/$(PROG) $(UNIT_BIN) $(REPLAY_BIN) $(SYSCAP_VALIDATE) \
+		$(SYSCAP_NAMES)
 	$(Q)BUILD=$(BUILD) RESTACK=$(BUILD)/$(PROG) tests/run.sh
 
 check: test-deps

@@ -41,14 +41,14 @@ struct syscap_writer {
 	uint64_t next_jit;
 
 	struct hashmap knames;  /* hashes of the kernel frames' names */
-	struct sw_usym *usyms;  /* named user addresses, for __symbols__ */
+	struct sw_usym *usyms;  /* named addresses, for __symbols__ */
 	size_t nr_usyms, alloc_usyms;
 	struct hashmap useen;   /* hash of (pid, address) -> index + 1 */
 	struct strbuf strs;     /* __symbols__ strings, from 32 zero bytes */
 	struct hashmap stroff;  /* string hash -> offset in strs */
 };
 
-/* A user address of a sample and its name, for the __symbols__ file. */
+/* An address of a sample and its name, for the __symbols__ file. */
 struct sw_usym {
 	int32_t pid;
 	uint64_t addr;
@@ -268,8 +268,9 @@ static uint32_t sw_str(struct syscap_writer *w, const char *s)
 
 /*
  * Notes the names of a sample's frames for the files that let another
- * machine name them: kernel names for /proc/kallsyms, user addresses with
- * their function (the outermost of an inline chain) for __symbols__.
+ * machine name them: kernel names for /proc/kallsyms; addresses with
+ * their function (the outermost of an inline chain) for __symbols__, as
+ * sysprof 3.46 fills it: user and kernel ones, by process.
  */
 static int sw_note_names(struct syscap_writer *w, const struct event *ev,
 			 const struct rsample *rs)
@@ -291,10 +292,11 @@ static int sw_note_names(struct syscap_writer *w, const struct event *ev,
 			h = hashmap_fnv_str(HASHMAP_FNV_SEED, name);
 			if (hashmap_put(&w->knames, h, (void *)1) < 0)
 				return -1;
+			/* and in __symbols__: sysprof 3.46 names kernel
+			 * frames from there, not from /proc/kallsyms */
+		} else if (l->kind != SYM_USER) {
 			continue;
 		}
-		if (l->kind != SYM_USER)
-			continue;
 		h = hashmap_fnv(hashmap_fnv(HASHMAP_FNV_SEED, &ev->pid, 4),
 				&a, 8);
 		if (hashmap_get(&w->useen, h, &v)) {
@@ -465,7 +467,7 @@ static int sw_usym_cmp(const void *a, const void *b)
 }
 
 /*
- * The __symbols__ file: the named user addresses sorted by (pid, address),
+ * The __symbols__ file: the named addresses sorted by (pid, address),
  * a run of one name in one process becoming one record from its first to
  * its last address (as sysprof 3.46 serializes its symbol map).
  */

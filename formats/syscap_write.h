@@ -18,7 +18,7 @@
  * counted.  Samples of events other than the resolved one are not
  * written.  At the end, FILE_CHUNKs name the frames where the binaries
  * and the kernel are not at hand: "/proc/kallsyms" (the kernel symbols
- * the samples use) and "__symbols__" (each user address's function).
+ * the samples use) and "__symbols__" (each address's function).
  * Byte order: the host's.
  */
 #ifndef RESTACK_FORMATS_SYSCAP_WRITE_H
@@ -88,8 +88,9 @@ int syscap_writer_kallsyms(struct syscap_writer *w, const char *text,
 			   size_t len);
 
 /*
- * Writes the __symbols__ FILE_CHUNK (the samples' named user addresses,
- * sysprof 3.46's layout, see syscap.h), flushes and fills in the header.
+ * Writes the __symbols__ FILE_CHUNK (the samples' named addresses, user
+ * and kernel, by process: sysprof 3.46's layout, see syscap.h), flushes
+ * and fills in the header.
  * Returns 0 or -1.
  */
 int syscap_writer_finish(struct syscap_writer *w);

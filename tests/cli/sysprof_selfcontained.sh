@@ -7,8 +7,9 @@
 # prefix), so the names that come back can only come from the capture's
 # /proc/kallsyms chunk, not from this machine's /proc/kallsyms, which
 # restack would otherwise read for a capture of this host and kernel.
-# libsysprof-capture reads both embedded files, and the __symbols__ file
-# names every user address as sysprof 3.46's symbol map looks it up.
+# libsysprof-capture reads both embedded files, the __symbols__ file
+# names every user address as sysprof 3.46's symbol map looks it up, and
+# libsysprof-4 names the frames as restack does.
 . "$(dirname "$0")/lib.sh"
 
 need_perf
@@ -112,5 +113,29 @@ PY
 		test "${named:-0}" -gt 100 -a "${unnamed:-1}" -le "$unknown"
 else
 	skip "libsysprof-capture checks" "no $validate (libsysprof-4-dev)"
+fi
+
+# sysprof 3.46 itself (libsysprof-4's capture symbol resolver) names the
+# frames from __symbols__, kernel ones included, as restack does: sample
+# for sample, each address with the function restack's script shows last
+# for it (the one its inline frames were inlined into).
+names=$BUILD/tests/syscap_names
+if [ -x "$names" ]; then
+	"$names" "$T/out.syscap" | cut -d' ' -f2- | sort >"$T/sysprof.names"
+	awk '
+	function flush() { if (last != "") s = name (s == "" ? "" : " " s) }
+	function out() { flush(); if (s != "") print s; s = ""; last = "" }
+	/^[^\t]/ && NF { out(); next }
+	/^\t/ && $NF != "marker" {
+		if ($1 != last) flush()
+		last = $1; name = $2; next
+	}
+	END { out() }' "$T/s.script" | sort >"$T/restack.names"
+	check "samples to compare ($(wc -l <"$T/restack.names"))" \
+		test "$(wc -l <"$T/restack.names")" -gt 50
+	same_file "$T/restack.names" "$T/sysprof.names" \
+		"sysprof 3.46 names every frame as restack does, sample for sample"
+else
+	skip "sysprof 3.46 names" "no $names (libsysprof-4-dev)"
 fi
 done_testing
