@@ -221,7 +221,7 @@ static void report_run(struct strbuf *sb, const struct run *run)
 	strbuf_addch(sb, ',');
 	report_str_or_null(sb, "kernel_symbols",
 			   symbolizer_has_kallsyms(&run->res.sym) ?
-				   run->kallsyms_used : NULL);
+				   run_kallsyms_shown(run) : NULL);
 	report_u64(sb, "modules_reused", report_nr_reused(run));
 	report_key(sb, "modules");
 	strbuf_addch(sb, '[');

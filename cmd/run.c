@@ -384,6 +384,12 @@ static char *run_embedded_kallsyms(const struct perfdata_info *in)
 	return path;
 }
 
+const char *run_kallsyms_shown(const struct run *run)
+{
+	return run->kallsyms_temp ? "the capture's /proc/kallsyms" :
+				    run->kallsyms_used;
+}
+
 /* Chooses the kernel symbols file; NULL when there is none. */
 static char *run_pick_kallsyms(struct run *run,
 			       const struct perfdata_info *in,
@@ -1011,7 +1017,7 @@ done:
 	if (run->res.sym.kallsyms_tried &&
 	    !symbolizer_has_kallsyms(&run->res.sym) && !opts->quiet)
 		cmd_error("warning: cannot read kernel symbols from '%s'",
-			  run->kallsyms_used);
+			  run_kallsyms_shown(run));
 	if (!opts->quiet) {
 		lookup_report(&run->lookup, run->res.mc);
 		run_jit_note(run, path);
@@ -1136,7 +1142,8 @@ void run_print_stats(const struct run *run, FILE *f)
 				(unsigned long long)st->frames[i],
 				run_pct(st->frames[i], frames));
 	fprintf(f, "kernel symbols     %s\n",
-		symbolizer_has_kallsyms(&run->res.sym) ? run->kallsyms_used :
+		symbolizer_has_kallsyms(&run->res.sym) ?
+			run_kallsyms_shown(run) :
 		run->res.sym.kallsyms_tried ? "unreadable ([kernel] frames)" :
 		run->kallsyms_used ? "not needed" : "none ([kernel] frames)");
 	fprintf(f, "modules            %u\n", run->res.mc->nr);

@@ -179,4 +179,10 @@ void run_free(struct run *run);
 /* The statistics report (`restack stats`, `convert --stats`). */
 void run_print_stats(const struct run *run, FILE *f);
 
+/*
+ * The kernel symbols file as reports name it: the capture's own for a
+ * temporary copy of what a capture carries.
+ */
+const char *run_kallsyms_shown(const struct run *run);
+
 #endif

@@ -60,6 +60,9 @@ if conv bundle "$bundle"; then
 		grep -q '^prog;_start;main;work;kfunc_caller;kfunc_leaf 1$' \
 		"$T/bundle.folded"
 fi
+is "$("$RESTACK" stats "$bundle" 2>/dev/null | grep '^kernel symbols')" \
+	"kernel symbols     the capture's /proc/kallsyms" \
+	"stats names the kernel symbols the capture's, not a temporary file"
 "$RESTACK" convert "$bundle" --kallsyms /dev/null --to script \
 	-o "$T/kopt.script" 2>/dev/null
 check "--kallsyms FILE wins over the embedded kernel symbols" \
