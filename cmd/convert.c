@@ -399,7 +399,7 @@ static int convert_writer_finish(struct convert_out *o, bool quiet)
 		int rc = 0;
 
 		/* The kernel symbols travel with the capture. */
-		if (o->run->kallsyms_used)
+		if (o->run->kallsyms_used && syscap_writer_has_kernel(o->sw))
 			ks = mem_read_file(o->run->kallsyms_used, SIZE_MAX,
 					   &klen, &kmap);
 		if (ks) {

@@ -522,6 +522,11 @@ static size_t sw_kname_len(const char *s, const char *end)
 	return (size_t)(p - s);
 }
 
+bool syscap_writer_has_kernel(const struct syscap_writer *w)
+{
+	return w->knames.nr > 0;
+}
+
 int syscap_writer_kallsyms(struct syscap_writer *w, const char *text,
 			   size_t len)
 {

@@ -87,6 +87,10 @@ int syscap_writer_event(struct syscap_writer *w,
 int syscap_writer_kallsyms(struct syscap_writer *w, const char *text,
 			   size_t len);
 
+/* Whether a sample had a named kernel frame (syscap_writer_kallsyms()
+ * has something to embed). */
+bool syscap_writer_has_kernel(const struct syscap_writer *w);
+
 /*
  * Writes the __symbols__ FILE_CHUNK (the samples' named addresses, user
  * and kernel, by process: sysprof 3.46's layout, see syscap.h), flushes
