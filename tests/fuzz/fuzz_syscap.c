@@ -1,7 +1,7 @@
 /*
  * fuzz_syscap.c - libFuzzer target for the sysprof capture reader: open
  * the bytes as a capture, read every event (touching every byte an event
- * points at), close.  Built with tests/fuzz/replay.c for `make check` and
+ * points at) and the embedded kernel symbols, close.  Built with tests/fuzz/replay.c for `make check` and
  * with -fsanitize=fuzzer by `make fuzz`.
  */
 #include <stddef.h>
@@ -57,6 +57,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in = syscap_info(r);
 	if (in->hostname)
 		fuzz_sink += strlen(in->hostname);
+	/* the embedded /proc/kallsyms: its bytes and the NUL after them */
+	if (in->kallsyms)
+		fuzz_sink += strlen(in->kallsyms) + in->kallsyms_size;
 	while (syscap_next(r, &ev) > 0)
 		fuzz_touch(&ev);
 	syscap_close(r);
