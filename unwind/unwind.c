@@ -171,6 +171,34 @@ static bool uw_fp_step(struct unwinder *u, const struct uw_mem *mem,
 }
 
 /*
+ * A step whose return address is the word at slot of the copied stack:
+ * out is in with sp just above that word and pc the address.  False when
+ * the word is not in the copy (*why END_WINDOW when the copy was full and
+ * ran out) or is no code address (a damaged table, a stale word: let the
+ * frame pointer try).
+ */
+static bool uw_return_at(struct unwinder *u, const struct uw_mem *mem,
+			 uint64_t slot, const struct regs *in,
+			 struct regs *out, enum end_reason *why)
+{
+	const struct regs_arch *a = u->arch;
+	uint64_t ra;
+
+	if (slot < mem->lo || slot + 8 > mem->hi) {
+		if (mem->full && slot >= mem->lo)
+			*why = END_WINDOW;
+		return false;
+	}
+	memcpy(&ra, mem->stack + (slot - mem->lo), 8);
+	if (ra && !aspace_maps_find(mem->maps, ra - 1))
+		return false;
+	*out = *in;
+	regs_set(out, a->sp, slot + 8);
+	regs_set(out, a->pc, ra);
+	return true;
+}
+
+/*
  * A step by a Go function table's SP delta (gopclntab.h) where no CFI
  * covers f: on x86-64 the return address sits right above the bytes the
  * function pushed, the caller's sp right above it.  A return address
@@ -187,7 +215,7 @@ static bool uw_go_step(struct unwinder *u, const struct uw_mem *mem,
 	const struct regs_arch *a = u->arch;
 	const struct gopclntab *t;
 	struct gopclntab_func fn;
-	uint64_t sp, slot, ra, fp;
+	uint64_t sp, slot, fp;
 	int32_t delta;
 
 	if (a->arch != EVENT_ARCH_X86_64 || !f->mod || f->mod->is_jit ||
@@ -198,18 +226,8 @@ static bool uw_go_step(struct unwinder *u, const struct uw_mem *mem,
 		return false;
 	sp = in->r[a->sp];
 	slot = sp + (uint64_t)delta;
-	if (slot < sp || slot < mem->lo || slot + 8 > mem->hi) {
-		if (mem->full && slot >= mem->lo)
-			*why = END_WINDOW;
+	if (slot < sp || !uw_return_at(u, mem, slot, in, out, why))
 		return false;
-	}
-	memcpy(&ra, mem->stack + (slot - mem->lo), 8);
-	/* a damaged table or a stale word: let the frame pointer try */
-	if (ra && !aspace_maps_find(mem->maps, ra - 1))
-		return false;
-	*out = *in;
-	regs_set(out, a->sp, slot + 8);
-	regs_set(out, a->pc, ra);
 	if (delta >= 8 && regs_has(in, a->fp) && in->r[a->fp] == slot - 8) {
 		memcpy(&fp, mem->stack + (slot - 8 - mem->lo), 8);
 		regs_set(out, a->fp, fp);
@@ -226,7 +244,7 @@ static bool uw_plt_step(struct unwinder *u, const struct uw_mem *mem,
 	const struct regs_arch *a = u->arch;
 	const struct module_plt *plt;
 	uint8_t code[32];
-	uint64_t entry, sp, slot, ra;
+	uint64_t entry, sp, slot;
 	size_t len;
 	int pushed;
 
@@ -242,19 +260,7 @@ static bool uw_plt_step(struct unwinder *u, const struct uw_mem *mem,
 		return false;
 	sp = in->r[a->sp];
 	slot = sp + (uint64_t)pushed;
-	if (slot < mem->lo || slot + 8 > mem->hi) {
-		if (mem->full && slot >= mem->lo)
-			*why = END_WINDOW;
-		return false;
-	}
-	memcpy(&ra, mem->stack + (slot - mem->lo), 8);
-	/* a damaged table or a stale word: let the frame pointer try */
-	if (ra && !aspace_maps_find(mem->maps, ra - 1))
-		return false;
-	*out = *in;
-	regs_set(out, a->sp, slot + 8);
-	regs_set(out, a->pc, ra);
-	return true;
+	return uw_return_at(u, mem, slot, in, out, why);
 }
 
 /* True when addr looks like a return address: in a file-backed code
