@@ -107,7 +107,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ) tests/harness.h config.mak
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(LIB_OBJ) $(LIBS)
 
-$(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay.c $(LIB_OBJ) $(FUZZ_CMD_OBJ) config.mak
+$(BUILD)/tests/replay_%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz_file.h $(LIB_OBJ) $(FUZZ_CMD_OBJ) config.mak
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(ALL_CFLAGS) $(FUZZ_DEFS) $(ALL_LDFLAGS) -o $@ $< tests/fuzz/replay.c \

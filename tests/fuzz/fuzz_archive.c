@@ -22,6 +22,8 @@
 
 #include "unwind/perfarchive.h"
 
+#include "tests/fuzz/fuzz_file.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char fuzz_dir[64];      /* $TMPDIR while fuzzing */
@@ -32,17 +34,6 @@ static void fuzz_cleanup(void)
 {
 	unlink(fuzz_input);
 	rmdir(fuzz_dir);
-}
-
-static int fuzz_write(const char *path, const uint8_t *data, size_t size)
-{
-	FILE *f = fopen(path, "wb");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fwrite(data, 1, size, f) == size;
-	return fclose(f) == 0 && ok ? 0 : -1;
 }
 
 /* Reads every regular file extracted, as the module lookup would. */
@@ -99,7 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		setenv("TMPDIR", fuzz_dir, 1);
 		atexit(fuzz_cleanup);
 	}
-	if (fuzz_write(fuzz_input, data, size) < 0)
+	if (fuzz_write_file(fuzz_input, data, size) < 0)
 		abort();
 	for (pass = 0; pass < 2; pass++) {
 		struct perfarchive *a;

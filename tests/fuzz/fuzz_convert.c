@@ -19,6 +19,8 @@
 
 #include "cmd/cmd.h"
 
+#include "tests/fuzz/fuzz_file.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #ifndef RESTACK_TESTDATA
@@ -56,17 +58,6 @@ static void fuzz_cleanup(void)
 	snprintf(path, sizeof(path), "%s/in.data", fuzz_dir);
 	unlink(path);
 	rmdir(fuzz_dir);
-}
-
-static int fuzz_write(const char *path, const uint8_t *data, size_t size)
-{
-	FILE *f = fopen(path, "wb");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fwrite(data, 1, size, f) == size;
-	return fclose(f) == 0 && ok ? 0 : -1;
 }
 
 static void fuzz_convert(const char *in, const struct fuzz_output *o)
@@ -109,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		atexit(fuzz_cleanup);
 	}
 	snprintf(in, sizeof(in), "%s/in.data", fuzz_dir);
-	if (fuzz_write(in, data, size) < 0)
+	if (fuzz_write_file(in, data, size) < 0)
 		abort();
 	for (i = 0; i < ARRAY_SIZE(fuzz_outputs); i++)
 		fuzz_convert(in, &fuzz_outputs[i]);

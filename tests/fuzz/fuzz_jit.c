@@ -17,6 +17,8 @@
 #include "unwind/module.h"
 #include "unwind/regs.h"
 
+#include "tests/fuzz/fuzz_file.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FUZZ_PID 4242
@@ -32,15 +34,9 @@ static void fuzz_cleanup(void)
 static int fuzz_write(const char *name, const uint8_t *data, size_t size)
 {
 	char path[128];
-	FILE *f;
-	int ok;
 
 	snprintf(path, sizeof(path), "%s/%s", fuzz_dir, name);
-	f = fopen(path, "wb");
-	if (!f)
-		return -1;
-	ok = fwrite(data, 1, size, f) == size;
-	return fclose(f) == 0 && ok ? 0 : -1;
+	return fuzz_write_file(path, data, size);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
