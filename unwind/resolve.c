@@ -110,6 +110,15 @@ void resolve_begin_pass(struct resolve *r, enum resolve_pass pass)
 	r->seq = 0;
 	r->next_deferred = 0;
 	r->pass = pass;
+	/*
+	 * A pass that another follows learns a thread's walks only once it
+	 * has one to stitch (stitch.h); --validate-stitch stitches every
+	 * thread.
+	 */
+	if (r->st && (pass == RESOLVE_FIRST || pass == RESOLVE_PRESCAN))
+		stitcher_set_lazy(r->st, !r->opts.validate_stitch);
+	else if (r->st)
+		stitcher_settle(r->st);
 }
 
 /* Whether the root caches still serve a later pass over the input. */

@@ -82,6 +82,21 @@ struct st_hist {
 	uint64_t sp;
 };
 
+/* A buffered walk: its outer frames shared with the walk before, then
+ * nr_new frames of st_thread.pend_f. */
+struct st_pend {
+	uint32_t seq;
+	uint32_t keep;          /* outer frames of the walk before kept */
+	uint32_t nr_new;
+	uint8_t end;            /* enum end_reason */
+};
+
+enum {
+	ST_LEARNING,            /* every walk goes to the cache as it comes */
+	ST_PENDING,             /* walks are buffered */
+	ST_IDLE,                /* no cut walk came: nothing to learn */
+};
+
 struct st_thread {
 	uint64_t key;
 	struct hashmap index;   /* key of (pc, sp) -> slot + 1 */
@@ -103,6 +118,16 @@ struct st_thread {
 	uint32_t *last;         /* slots of the last observed walk's frames,
 				 * outermost first: a hint, checked on use */
 	size_t nr_last, alloc_last;
+	/* lazy observation (stitcher_set_lazy()): walks not learnt yet */
+	uint8_t lazy;           /* ST_LEARNING, ST_PENDING or ST_IDLE */
+	uint32_t pend_seq;      /* newest sample buffered */
+	struct st_pend *pend;   /* the walks, in order */
+	size_t nr_pend, alloc_pend;
+	struct stitch_frame *pend_f;   /* their new frames, outermost first */
+	size_t nr_pend_f, alloc_pend_f;
+	struct stitch_frame *pend_cur; /* the last walk, outermost first */
+	size_t nr_pend_cur, alloc_pend_cur;
+	size_t pend_bytes;      /* what the three arrays hold */
 };
 
 struct stitcher {
@@ -110,6 +135,8 @@ struct stitcher {
 	struct hashmap threads; /* tid -> struct st_thread */
 	uint64_t tick;
 	uint64_t live;
+	bool lazy;              /* new threads' walks are buffered */
+	size_t pend_bytes;      /* buffered, all threads */
 	struct stitch_counters c;
 };
 
@@ -137,11 +164,30 @@ struct stitcher *stitcher_new(const struct stitch_opts *opts)
 		st->opts.max_thread_nodes = 65536;
 	if (!st->opts.max_nodes)
 		st->opts.max_nodes = (64u << 20) / ST_NODE_BYTES;
+	if (!st->opts.max_pending_bytes)
+		st->opts.max_pending_bytes =
+			st->opts.max_nodes * ST_NODE_BYTES / 4;
 	return st;
+}
+
+/* Drops a thread's buffered walks. */
+static void st_pend_release(struct stitcher *st, struct st_thread *t)
+{
+	st->pend_bytes -= t->pend_bytes;
+	t->pend_bytes = 0;
+	free(t->pend);
+	free(t->pend_f);
+	free(t->pend_cur);
+	t->pend = NULL;
+	t->pend_f = t->pend_cur = NULL;
+	t->nr_pend = t->alloc_pend = 0;
+	t->nr_pend_f = t->alloc_pend_f = 0;
+	t->nr_pend_cur = t->alloc_pend_cur = 0;
 }
 
 static void st_thread_free(struct stitcher *st, struct st_thread *t)
 {
+	st_pend_release(st, t);
 	st->live -= t->live;
 	hashmap_release(&t->index);
 	hashmap_release(&t->by_cfa);
@@ -191,6 +237,7 @@ static struct st_thread *st_thread(struct stitcher *st, uint64_t key,
 		return NULL;
 	t->key = key;
 	t->free_head = ST_NONE;
+	t->lazy = st->lazy ? ST_PENDING : ST_LEARNING;
 	if (hashmap_put(&st->threads, key, t) < 0) {
 		free(t);
 		return NULL;
@@ -504,20 +551,15 @@ static int st_cfa_note(struct st_thread *t, struct st_node *n,
 			   (void *)(uintptr_t)(n - t->nodes + 1));
 }
 
-int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
-		     const struct stitch_frame *f, unsigned nr,
-		     enum end_reason end)
+/* Learns sample seq's walk f (nr frames, leaf first) into t's cache. */
+static int st_learn(struct stitcher *st, struct st_thread *t, uint32_t seq,
+		    const struct stitch_frame *f, unsigned nr,
+		    enum end_reason end)
 {
-	struct st_thread *t;
 	struct st_node *n, *p = NULL;
 	uint32_t p_slot = ST_NONE, prev;
 	unsigned i, had;
 
-	if (!nr)
-		return 0;
-	t = st_thread(st, thread, true);
-	if (!t)
-		return -1;
 	/* A later pass over the same samples teaches nothing new. */
 	if (seq <= t->last_seq)
 		return 0;
@@ -579,6 +621,144 @@ int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
 	t->nr_last = nr;
 	st->c.nodes = st->live;
 	return 0;
+}
+
+static bool st_frame_eq(const struct stitch_frame *a,
+			const struct stitch_frame *b)
+{
+	return a->pc == b->pc && a->sp == b->sp && a->addr == b->addr &&
+	       a->mod == b->mod && a->map_path == b->map_path &&
+	       a->rel == b->rel && a->jit == b->jit;
+}
+
+/* Learns t's buffered walks, in order, and drops the buffer. */
+static int st_pend_learn(struct stitcher *st, struct st_thread *t)
+{
+	struct stitch_frame *cur = NULL, *leaf = NULL;
+	size_t nr_cur = 0, alloc_cur = 0, alloc_leaf = 0, next = 0, i, j;
+	int rc = 0;
+
+	for (i = 0; i < t->nr_pend && rc == 0; i++) {
+		const struct st_pend *w = &t->pend[i];
+		size_t nr = w->keep + w->nr_new;
+
+		if (mem_grow(&cur, &alloc_cur, sizeof(*cur), nr) < 0 ||
+		    mem_grow(&leaf, &alloc_leaf, sizeof(*leaf), nr) < 0) {
+			rc = -1;
+			break;
+		}
+		memcpy(cur + w->keep, t->pend_f + next,
+		       w->nr_new * sizeof(*cur));
+		next += w->nr_new;
+		nr_cur = nr;
+		for (j = 0; j < nr_cur; j++)
+			leaf[j] = cur[nr_cur - 1 - j];
+		rc = st_learn(st, t, w->seq, leaf, (unsigned)nr_cur,
+			      (enum end_reason)w->end);
+	}
+	free(cur);
+	free(leaf);
+	st_pend_release(st, t);
+	return rc;
+}
+
+/*
+ * Buffers sample seq's walk for t; 1 when it did, 0 when the buffer was
+ * full instead (nothing kept), -1 when out of memory.
+ */
+static int st_pend_add(struct stitcher *st, struct st_thread *t,
+		       uint32_t seq, const struct stitch_frame *f,
+		       unsigned nr, enum end_reason end)
+{
+	size_t keep = 0, nr_new, bytes;
+	struct st_pend *w;
+	unsigned i;
+
+	while (keep < nr && keep < t->nr_pend_cur &&
+	       st_frame_eq(&t->pend_cur[keep], &f[nr - 1 - keep]))
+		keep++;
+	nr_new = nr - keep;
+	/* what the arrays hold after this walk (their allocations grow by
+	 * at most twice that) */
+	bytes = (t->nr_pend + 1) * sizeof(*w) +
+		(t->nr_pend_f + nr_new) * sizeof(*f) +
+		MAX(t->alloc_pend_cur, (size_t)nr) * sizeof(*f);
+	if (st->pend_bytes - t->pend_bytes + bytes >
+	    st->opts.max_pending_bytes)
+		return 0;
+	if (mem_grow(&t->pend, &t->alloc_pend, sizeof(*t->pend),
+		     t->nr_pend + 1) < 0 ||
+	    mem_grow(&t->pend_f, &t->alloc_pend_f, sizeof(*t->pend_f),
+		     t->nr_pend_f + nr_new) < 0 ||
+	    mem_grow(&t->pend_cur, &t->alloc_pend_cur, sizeof(*t->pend_cur),
+		     nr) < 0)
+		return -1;
+	w = &t->pend[t->nr_pend++];
+	w->seq = seq;
+	w->keep = (uint32_t)keep;
+	w->nr_new = (uint32_t)nr_new;
+	w->end = (uint8_t)end;
+	for (i = (unsigned)keep; i < nr; i++) {
+		t->pend_f[t->nr_pend_f++] = f[nr - 1 - i];
+		t->pend_cur[i] = f[nr - 1 - i];
+	}
+	t->nr_pend_cur = nr;
+	st->pend_bytes += bytes - t->pend_bytes;
+	t->pend_bytes = bytes;
+	return 1;
+}
+
+int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
+		     const struct stitch_frame *f, unsigned nr,
+		     enum end_reason end)
+{
+	struct st_thread *t;
+	int rc;
+
+	if (!nr)
+		return 0;
+	t = st_thread(st, thread, true);
+	if (!t)
+		return -1;
+	if (t->lazy == ST_IDLE)
+		return 0;
+	if (t->lazy == ST_PENDING) {
+		if (seq <= t->pend_seq)
+			return 0;
+		if (end != END_WINDOW) {
+			rc = st_pend_add(st, t, seq, f, nr, end);
+			if (rc != 0) {
+				t->pend_seq = seq;
+				return rc < 0 ? -1 : 0;
+			}
+		}
+		/* a cut walk, or no room: learn what waited, then this */
+		t->lazy = ST_LEARNING;
+		if (st_pend_learn(st, t) < 0)
+			return -1;
+	}
+	return st_learn(st, t, seq, f, nr, end);
+}
+
+void stitcher_set_lazy(struct stitcher *st, bool lazy)
+{
+	st->lazy = lazy;
+}
+
+void stitcher_settle(struct stitcher *st)
+{
+	size_t pos = 0;
+	void *v;
+
+	st->lazy = false;
+	while (hashmap_iter(&st->threads, &pos, NULL, &v)) {
+		struct st_thread *t = v;
+
+		if (t->lazy == ST_PENDING) {
+			st_pend_release(st, t);
+			t->lazy = ST_IDLE;
+		}
+	}
 }
 
 /*

@@ -54,6 +54,8 @@ struct stitch_opts {
 	size_t max_thread_nodes;    /* per thread (default 65536) */
 	size_t max_nodes;           /* overall (default: 64 MiB worth) */
 	bool refuse_stale;          /* never follow a popped frame's caller */
+	size_t max_pending_bytes;   /* lazy observation's buffers, overall
+				     * (default: a quarter of max_nodes' worth) */
 };
 
 /* A frame as the unwinder found it (leaf first). */
@@ -99,6 +101,23 @@ void stitcher_free(struct stitcher *st);
 int stitcher_observe(struct stitcher *st, uint64_t thread, uint32_t seq,
 		     const struct stitch_frame *f, unsigned nr,
 		     enum end_reason end);
+
+/*
+ * Lazy observation, for a pass that a later one follows over the same
+ * samples (stitcher_set_lazy(st, true) before it): a thread's walks are
+ * kept in a buffer (outer frames shared with the walk before, bounded by
+ * max_pending_bytes overall) and learnt only when the thread has a walk
+ * that ran out of copied stack (END_WINDOW), all of them then, in order,
+ * before that one; or when the buffer is full.  The cache then knows what
+ * it would have known had every walk been learnt as it came (only which
+ * nodes memory limits evict can differ, their order of use being another).
+ * A thread without a cut walk, the usual case with shallow stacks, costs
+ * its buffer and never its nodes.  stitcher_settle(), when that pass ends,
+ * drops the buffers: their threads need no stitching, and later passes
+ * learn nothing for them.
+ */
+void stitcher_set_lazy(struct stitcher *st, bool lazy);
+void stitcher_settle(struct stitcher *st);
 
 /* A truncated walk: frames f, leaf first; the outermost one's CFA (its
  * caller's sp) when the unwinder computed it before the copy ran out. */

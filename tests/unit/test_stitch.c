@@ -405,6 +405,130 @@ static void test_bounds(void)
 	stitcher_free(st);
 }
 
+
+/*
+ * Lazy observation (stitcher_set_lazy()) learns what eager observation
+ * does: the same walks, observed lazily with room to spare and with a
+ * buffer too small for them, complete every cut walk alike; a thread
+ * without a cut walk never gets nodes.
+ */
+static unsigned lazy_walk(uint32_t *seed, struct stitch_frame *f,
+			  unsigned cut)
+{
+	uint64_t pcsp[2 * 12];
+	unsigned depth, n = 0, i, caller;
+
+	*seed = *seed * 1103515245u + 12345u;
+	depth = 1 + (*seed >> 16) % 6;
+	caller = (*seed >> 8) & 1;
+	pcsp[2 * n] = 0x1500;   /* leaf */
+	pcsp[2 * n + 1] = 0xf000 - depth * 0x100;
+	n++;
+	for (i = depth; i-- > 0; n++) {
+		pcsp[2 * n] = 0x1400;
+		pcsp[2 * n + 1] = 0xf000 - i * 0x100;
+	}
+	pcsp[2 * n] = caller ? 0x1300 : 0x1200;
+	pcsp[2 * n + 1] = 0xf100;
+	n++;
+	pcsp[2 * n] = 0x1100;
+	pcsp[2 * n + 1] = 0xf200;
+	n++;
+	pcsp[2 * n] = 0x1000;
+	pcsp[2 * n + 1] = 0xf300;
+	n++;
+	return frames(f, pcsp, cut && cut < n ? n - cut : n);
+}
+
+/* Whether n stitched frames are the same (their padding aside). */
+static bool lazy_same(const struct stitch_frame *a,
+		      const struct stitch_frame *b, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (a[i].pc != b[i].pc || a[i].sp != b[i].sp ||
+		    a[i].mod != b[i].mod || a[i].rel != b[i].rel)
+			return false;
+	return true;
+}
+
+static void test_lazy(void)
+{
+	struct stitch_opts tiny = { .max_pending_bytes = 300 };
+	struct stitcher *st[3] = {
+		stitcher_new(NULL), stitcher_new(NULL), stitcher_new(&tiny),
+	};
+	struct stitch_counters c;
+	unsigned k, same = 0, cuts = 0, stitched = 0, failed = 0;
+	uint32_t seq;
+
+	stitcher_set_lazy(st[1], true);
+	stitcher_set_lazy(st[2], true);
+	for (k = 0; k < 3; k++) {
+		uint32_t seed = 7;
+
+		for (seq = 1; seq <= 400; seq++) {
+			struct stitch_frame f[16];
+			bool cut = seq % 37 == 0 && seq > 100;
+			unsigned nr = lazy_walk(&seed, f, cut ? 2 + seq % 2 : 0);
+
+			/* thread 1 has cut walks, thread 2 none */
+			failed += stitcher_observe(st[k], 1, seq, f, nr,
+						   cut ? END_WINDOW :
+							 END_ROOT) != 0;
+			failed += stitcher_observe(st[k], 2, seq, f,
+						   lazy_walk(&seed, f, 0),
+						   END_ROOT) != 0;
+		}
+		stitcher_settle(st[k]);
+	}
+	CHECK(!failed, "lazy: 3 x 800 walks observed (%u failed)", failed);
+	for (seq = 101; seq <= 400; seq++) {
+		struct stitch_frame f[16], out[3][16];
+		struct stitch_result res[3];
+		struct stitch_walk w;
+		uint32_t seed = 7, s2;
+		unsigned n[3];
+
+		if (seq % 37)
+			continue;
+		/* the walk of sample seq, as observed */
+		for (s2 = 1; s2 < seq; s2++) {
+			lazy_walk(&seed, f, 0);
+			lazy_walk(&seed, f, 0);
+		}
+		memset(&w, 0, sizeof(w));
+		w.f = f;
+		w.nr = lazy_walk(&seed, f, 2 + seq % 2);
+		cuts++;
+		for (k = 0; k < 3; k++)
+			n[k] = stitcher_complete(st[k], 1, seq, &w, out[k], 16,
+						 &res[k]);
+		stitched += n[0] > 0;
+		same += n[0] == n[1] && n[0] == n[2] &&
+			lazy_same(out[0], out[1], n[0]) &&
+			lazy_same(out[0], out[2], n[0]) &&
+			res[0].rooted == res[1].rooted &&
+			res[0].rooted == res[2].rooted &&
+			res[0].ambiguous == res[1].ambiguous &&
+			res[0].ambiguous == res[2].ambiguous;
+	}
+	CHECK(cuts > 5 && stitched > 0,
+	      "lazy: %u cut walks, %u stitched (some must be)", cuts, stitched);
+	CHECK(same == cuts, "lazy: %u of %u cut walks completed as eagerly",
+	      same, cuts);
+	stitcher_counters(st[1], &c);
+	CHECK(c.peak_nodes < 20,
+	      "lazy: only the thread with cut walks has nodes (%llu)",
+	      (unsigned long long)c.peak_nodes);
+	stitcher_counters(st[0], &c);
+	CHECK(c.peak_nodes >= 20, "eager: both threads have nodes (%llu)",
+	      (unsigned long long)c.peak_nodes);
+	for (k = 0; k < 3; k++)
+		stitcher_free(st[k]);
+}
+
 int main(void)
 {
 	test_join();
@@ -416,5 +540,6 @@ int main(void)
 	test_second_pass();
 	test_activations();
 	test_bounds();
+	test_lazy();
 	return done_testing();
 }
