@@ -123,11 +123,15 @@ struct st_thread {
 	uint32_t pend_seq;      /* newest sample buffered */
 	struct st_pend *pend;   /* the walks, in order */
 	size_t nr_pend, alloc_pend;
-	struct stitch_frame *pend_f;   /* their new frames, outermost first */
+	uint32_t *pend_f;       /* their new frames (pend_u indexes),
+				 * outermost first */
 	size_t nr_pend_f, alloc_pend_f;
-	struct stitch_frame *pend_cur; /* the last walk, outermost first */
+	uint32_t *pend_cur;     /* the last walk, outermost first */
 	size_t nr_pend_cur, alloc_pend_cur;
-	size_t pend_bytes;      /* what the three arrays hold */
+	struct stitch_frame *pend_u;   /* the distinct frames */
+	size_t nr_pend_u, alloc_pend_u;
+	struct hashmap pend_idx;       /* key of (pc, sp) -> pend_u index + 1 */
+	size_t pend_bytes;      /* what the buffer holds */
 };
 
 struct stitcher {
@@ -178,11 +182,15 @@ static void st_pend_release(struct stitcher *st, struct st_thread *t)
 	free(t->pend);
 	free(t->pend_f);
 	free(t->pend_cur);
+	free(t->pend_u);
+	hashmap_release(&t->pend_idx);
 	t->pend = NULL;
 	t->pend_f = t->pend_cur = NULL;
+	t->pend_u = NULL;
 	t->nr_pend = t->alloc_pend = 0;
 	t->nr_pend_f = t->alloc_pend_f = 0;
 	t->nr_pend_cur = t->alloc_pend_cur = 0;
+	t->nr_pend_u = t->alloc_pend_u = 0;
 }
 
 static void st_thread_free(struct stitcher *st, struct st_thread *t)
@@ -634,8 +642,9 @@ static bool st_frame_eq(const struct stitch_frame *a,
 /* Learns t's buffered walks, in order, and drops the buffer. */
 static int st_pend_learn(struct stitcher *st, struct st_thread *t)
 {
-	struct stitch_frame *cur = NULL, *leaf = NULL;
-	size_t nr_cur = 0, alloc_cur = 0, alloc_leaf = 0, next = 0, i, j;
+	struct stitch_frame *leaf = NULL;
+	uint32_t *cur = NULL;
+	size_t alloc_cur = 0, alloc_leaf = 0, next = 0, i, j;
 	int rc = 0;
 
 	for (i = 0; i < t->nr_pend && rc == 0; i++) {
@@ -650,10 +659,9 @@ static int st_pend_learn(struct stitcher *st, struct st_thread *t)
 		memcpy(cur + w->keep, t->pend_f + next,
 		       w->nr_new * sizeof(*cur));
 		next += w->nr_new;
-		nr_cur = nr;
-		for (j = 0; j < nr_cur; j++)
-			leaf[j] = cur[nr_cur - 1 - j];
-		rc = st_learn(st, t, w->seq, leaf, (unsigned)nr_cur,
+		for (j = 0; j < nr; j++)
+			leaf[j] = t->pend_u[cur[nr - 1 - j]];
+		rc = st_learn(st, t, w->seq, leaf, (unsigned)nr,
 			      (enum end_reason)w->end);
 	}
 	free(cur);
@@ -662,47 +670,75 @@ static int st_pend_learn(struct stitcher *st, struct st_thread *t)
 	return rc;
 }
 
+/* The index of frame f among t's distinct buffered frames (added when
+ * new), or -1 when out of memory. */
+static int64_t st_pend_frame(struct st_thread *t, const struct stitch_frame *f)
+{
+	uint64_t key = st_key(f->pc, f->sp);
+	void *v;
+
+	if (hashmap_get(&t->pend_idx, key, &v) &&
+	    st_frame_eq(&t->pend_u[(uintptr_t)v - 1], f))
+		return (int64_t)(uintptr_t)v - 1;
+	if (mem_grow(&t->pend_u, &t->alloc_pend_u, sizeof(*t->pend_u),
+		     t->nr_pend_u + 1) < 0 ||
+	    hashmap_put(&t->pend_idx, key,
+			(void *)(uintptr_t)(t->nr_pend_u + 1)) < 0)
+		return -1;
+	t->pend_u[t->nr_pend_u] = *f;
+	return (int64_t)t->nr_pend_u++;
+}
+
+/* What t's buffer holds (its allocations grow by at most twice that). */
+static size_t st_pend_size(const struct st_thread *t)
+{
+	return t->nr_pend * sizeof(*t->pend) +
+	       (t->nr_pend_f + t->alloc_pend_cur) * sizeof(*t->pend_f) +
+	       t->nr_pend_u * (sizeof(*t->pend_u) + 16);
+}
+
 /*
  * Buffers sample seq's walk for t; 1 when it did, 0 when the buffer was
- * full instead (nothing kept), -1 when out of memory.
+ * full instead, -1 when out of memory.
  */
 static int st_pend_add(struct stitcher *st, struct st_thread *t,
 		       uint32_t seq, const struct stitch_frame *f,
 		       unsigned nr, enum end_reason end)
 {
-	size_t keep = 0, nr_new, bytes;
+	size_t keep = 0, bytes;
 	struct st_pend *w;
 	unsigned i;
 
 	while (keep < nr && keep < t->nr_pend_cur &&
-	       st_frame_eq(&t->pend_cur[keep], &f[nr - 1 - keep]))
+	       st_frame_eq(&t->pend_u[t->pend_cur[keep]], &f[nr - 1 - keep]))
 		keep++;
-	nr_new = nr - keep;
-	/* what the arrays hold after this walk (their allocations grow by
-	 * at most twice that) */
-	bytes = (t->nr_pend + 1) * sizeof(*w) +
-		(t->nr_pend_f + nr_new) * sizeof(*f) +
-		MAX(t->alloc_pend_cur, (size_t)nr) * sizeof(*f);
-	if (st->pend_bytes - t->pend_bytes + bytes >
+	if (st->pend_bytes - t->pend_bytes + st_pend_size(t) +
+	    sizeof(*w) + (nr - keep) * (sizeof(*t->pend_f) +
+					sizeof(*t->pend_u) + 16) >
 	    st->opts.max_pending_bytes)
 		return 0;
 	if (mem_grow(&t->pend, &t->alloc_pend, sizeof(*t->pend),
 		     t->nr_pend + 1) < 0 ||
 	    mem_grow(&t->pend_f, &t->alloc_pend_f, sizeof(*t->pend_f),
-		     t->nr_pend_f + nr_new) < 0 ||
+		     t->nr_pend_f + (nr - keep)) < 0 ||
 	    mem_grow(&t->pend_cur, &t->alloc_pend_cur, sizeof(*t->pend_cur),
 		     nr) < 0)
 		return -1;
+	for (i = (unsigned)keep; i < nr; i++) {
+		int64_t u = st_pend_frame(t, &f[nr - 1 - i]);
+
+		if (u < 0)
+			return -1;
+		t->pend_f[t->nr_pend_f++] = (uint32_t)u;
+		t->pend_cur[i] = (uint32_t)u;
+	}
 	w = &t->pend[t->nr_pend++];
 	w->seq = seq;
 	w->keep = (uint32_t)keep;
-	w->nr_new = (uint32_t)nr_new;
+	w->nr_new = (uint32_t)(nr - keep);
 	w->end = (uint8_t)end;
-	for (i = (unsigned)keep; i < nr; i++) {
-		t->pend_f[t->nr_pend_f++] = f[nr - 1 - i];
-		t->pend_cur[i] = f[nr - 1 - i];
-	}
 	t->nr_pend_cur = nr;
+	bytes = st_pend_size(t);
 	st->pend_bytes += bytes - t->pend_bytes;
 	t->pend_bytes = bytes;
 	return 1;
