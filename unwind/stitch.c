@@ -936,10 +936,7 @@ static const struct st_link *st_caller(const struct stitcher *st,
 		*ans = ST_LIVE;
 		return one;
 	}
-	/* (seen in seq's activation, but by too few samples to rule out
-	 * a pop and a call again between them: as good as other
-	 * activations' evidence) */
-	if (live <= 0 && !strict && !varies && !n->jit &&
+	if (live < 0 && !strict && !varies && !n->jit &&
 	    !(st_link_node(t, one) && st_link_node(t, one)->jit)) {
 		*ans = ST_RECURRING;
 		return one;
