@@ -17,7 +17,7 @@ static const char *const dump_usage[] = {
 	"  -h, --help         show this help and exit",
 	"",
 	"Prints one line per record: OFFSET TIME TYPE field=value ...",
-	"(see README.md, 'restack dump'); tracepoint samples end with their",
+	"(see docs/usage.md, 'restack dump'); tracepoint samples end with their",
 	"fields decoded from the capture's tracing data (tp=SYSTEM:NAME",
 	"FIELD=VALUE ... trace=\"TEXT\", TEXT as perf script prints it).",
 	"<input> may be '-' for stdin.",

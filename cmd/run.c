@@ -570,7 +570,7 @@ unsigned run_jobs(const struct run_opts *o)
 	 * worker gains only on large captures of several busy threads
 	 * (1.6x to 1.8x on make bench's large one), and loses on small
 	 * captures and on those of one busy thread (0.7x to 1.0x), while
-	 * its reader, resolver and rings take 10-30 MiB more (README, "Two
+	 * its reader, resolver and rings take 10-30 MiB more (docs/performance.md, "Two
 	 * workers").
 	 */
 	n = sysconf(_SC_NPROCESSORS_ONLN) - 1;

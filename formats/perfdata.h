@@ -220,7 +220,7 @@ void perfdata_sample_type_str(uint64_t sample_type, struct strbuf *out);
 
 /*
  * Appends one line describing ev (without a newline) to out, in the
- * format documented in README.md ("restack dump").
+ * format documented in docs/usage.md ("restack dump").
  */
 void perfdata_format_event(const struct perfdata_reader *r,
 			   const struct event *ev, struct strbuf *out);

@@ -1,7 +1,7 @@
 /*
  * perfdata_dump.c - one text line per perf.data record, for `restack dump`.
  *
- * Line format (documented in README.md):
+ * Line format (documented in docs/usage.md):
  *   OFFSET TIME TYPE field=value ...
  * OFFSET is the record's file offset in hex, with a 'z' suffix when the
  * record came out of the COMPRESSED record at that offset; TIME is

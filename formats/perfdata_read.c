@@ -23,7 +23,7 @@
 #define PD_DEFAULT_QUEUE_BYTES (64ull << 20)
 /*
  * Most bytes one compressed record may yield when mmap_len is smaller, and
- * whatever mmap_len says (README: "Compressed captures").
+ * whatever mmap_len says (docs/formats.md, the inputs).
  */
 #define PD_MIN_DECOMPRESSED (4ull << 20)
 #define PD_MAX_DECOMPRESSED (64ull << 20)
