@@ -1,7 +1,6 @@
 /*
  * run.c - from a capture to resolved samples, shared by convert and stats.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -14,6 +13,8 @@
 
 #include "cmd/cmd.h"
 #include "common/mem.h"
+#include "common/sigclean.h"
+#include "formats/fdout.h"
 #include "unwind/cfi.h"
 #include "unwind/dwcache.h"
 #include "unwind/locate.h"
@@ -345,14 +346,16 @@ static bool run_proc_kallsyms_ok(void)
 
 /*
  * The kernel symbols the capture carries, copied to a temporary file (the
- * symbolizer reads a file); NULL when it cannot be written.
+ * symbolizer reads a file), registered for the signal clean-up as
+ * run->kallsyms_clean; NULL when it cannot be written.
  */
-static char *run_embedded_kallsyms(const struct perfdata_info *in)
+static char *run_embedded_kallsyms(struct run *run,
+				   const struct perfdata_info *in)
 {
 	static const char name[] = "/restack-kallsyms-XXXXXX";
 	const char *dir = getenv("TMPDIR");
+	struct err err;
 	char *path;
-	size_t done = 0;
 	int fd;
 
 	if (!dir || !dir[0])
@@ -362,22 +365,16 @@ static char *run_embedded_kallsyms(const struct perfdata_info *in)
 		return NULL;
 	strcpy(path, dir);
 	strcat(path, name);
-	fd = mkstemp(path);
+	fd = sigclean_mkstemp(path, &run->kallsyms_clean);
 	if (fd < 0) {
 		free(path);
 		return NULL;
 	}
-	while (done < in->kallsyms_size) {
-		ssize_t n = write(fd, in->kallsyms + done,
-				  in->kallsyms_size - done);
-
-		if (n <= 0 && errno != EINTR)
-			break;
-		if (n > 0)
-			done += (size_t)n;
-	}
-	if (close(fd) < 0 || done < in->kallsyms_size) {
+	if (fdout_write(fd, in->kallsyms, in->kallsyms_size,
+			"kernel symbols", &err) < 0 || close(fd) < 0) {
 		unlink(path);
+		sigclean_del(run->kallsyms_clean);
+		run->kallsyms_clean = 0;
 		free(path);
 		return NULL;
 	}
@@ -402,7 +399,7 @@ static char *run_pick_kallsyms(struct run *run,
 		return mem_strdup(run->opts->kallsyms);
 	/* What the capture carries is its kernel's, wherever it is read. */
 	if (in->kallsyms && in->kallsyms_size) {
-		char *path = run_embedded_kallsyms(in);
+		char *path = run_embedded_kallsyms(run, in);
 
 		if (path) {
 			run->kallsyms_temp = true;
@@ -512,7 +509,6 @@ int run_setup_resolver(void *ctx, unsigned index, struct resolve *r,
 	return 0;
 }
 
-/* Hands a sample a worker resolved to the caller's function. */
 /*
  * Hands sample s to fn, its user frames named as perf's addr2line named
  * them by now (a2lstate.h): run_emit()'s callers and run_pass() give the
@@ -1047,6 +1043,7 @@ void run_free(struct run *run)
 	perfdata_windows_free(run->windows); /* after its readers */
 	if (run->kallsyms_temp && run->kallsyms_used)
 		unlink(run->kallsyms_used);
+	sigclean_del(run->kallsyms_clean);
 	free(run->kallsyms_used);
 	a2lstate_release(&run->a2l);
 	free(run->a2l_frames);

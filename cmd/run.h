@@ -126,6 +126,7 @@ struct run {
 	char *kallsyms_used;             /* the kernel symbols file read */
 	bool kallsyms_temp;              /* ... a copy of the capture's own,
 					  * removed by run_release() */
+	int kallsyms_clean;              /* its sigclean.h registration */
 	struct kallsyms_once kallsyms_once; /* -j > 1: read once for all */
 	bool kallsyms_shared;
 	const char *home_debug;          /* ~/.debug when used */

@@ -592,6 +592,18 @@ static void ff_markers(struct firefox *ff, struct ff_out *o,
 	strbuf_addstr(b, "]}");
 }
 
+/* The periods of t's samples, comma-separated. */
+static void ff_periods(struct ff_out *o, const struct ff_thread *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr && o->rc == 0; i++) {
+		strbuf_addf(&o->out, i ? ",%llu" : "%llu",
+			    (unsigned long long)t->v[i].period);
+		ff_out_maybe(o);
+	}
+}
+
 /* A thread; its process started at pstart, ended at pend (UINT64_MAX:
  * unknown) and is named pname (NULL: no main thread). */
 static void ff_thread_json(struct firefox *ff, struct ff_out *o,
@@ -626,11 +638,7 @@ static void ff_thread_json(struct firefox *ff, struct ff_out *o,
 		    t->pid, t->tid, t->nr);
 	if (ff->opts.period) {
 		strbuf_addch(b, '[');
-		for (i = 0; i < t->nr && o->rc == 0; i++) {
-			strbuf_addf(b, i ? ",%llu" : "%llu",
-				    (unsigned long long)t->v[i].period);
-			ff_out_maybe(o);
-		}
+		ff_periods(o, t);
 		strbuf_addch(b, ']');
 	} else {
 		strbuf_addstr(b, "null");
@@ -653,11 +661,7 @@ static void ff_thread_json(struct firefox *ff, struct ff_out *o,
 	/* a clock's period: the CPU time since the thread's last sample */
 	if (ff->meta.cpu_ns) {
 		strbuf_addstr(b, "],\"threadCPUDelta\":[");
-		for (i = 0; i < t->nr && o->rc == 0; i++) {
-			strbuf_addf(b, i ? ",%llu" : "%llu",
-				    (unsigned long long)t->v[i].period);
-			ff_out_maybe(o);
-		}
+		ff_periods(o, t);
 	}
 	strbuf_addstr(b, "]},");
 	ff_markers(ff, o, t);

@@ -17,7 +17,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static unsigned harness_passed, harness_failed;
 
@@ -125,6 +127,26 @@ static inline bool harness_eq_str(const char *got, const char *want,
 		printf(__VA_ARGS__);               \
 		printf(" (%s)\n", (reason));       \
 	} while (0)
+
+/*
+ * What a writer put in the temporary file f (a NUL after it), malloc'd,
+ * its length in *len; closes f.  NULL when it cannot be read.
+ */
+static inline char *harness_read_back(FILE *f, size_t *len)
+{
+	off_t n = lseek(fileno(f), 0, SEEK_END);
+	char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+
+	if (buf && pread(fileno(f), buf, (size_t)n, 0) != n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		buf[n] = '\0';
+	*len = n >= 0 ? (size_t)n : 0;
+	fclose(f);
+	return buf;
+}
 
 /* Prints a summary diagnostic and returns main()'s exit status. */
 static inline int done_testing(void)

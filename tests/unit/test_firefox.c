@@ -58,22 +58,14 @@ static char *render(struct firefox *ff, size_t *len)
 {
 	FILE *f = tmpfile();
 	struct err err;
-	char *buf;
-	long n;
 
-	if (!f || firefox_write(ff, fileno(f), &err) < 0)
+	if (!f)
 		return NULL;
-	n = lseek(fileno(f), 0, SEEK_END);
-	buf = malloc((size_t)n + 1);
-	if (buf && pread(fileno(f), buf, (size_t)n, 0) != n) {
-		free(buf);
-		buf = NULL;
+	if (firefox_write(ff, fileno(f), &err) < 0) {
+		fclose(f);
+		return NULL;
 	}
-	if (buf)
-		buf[n] = '\0';
-	*len = (size_t)n;
-	fclose(f);
-	return buf;
+	return harness_read_back(f, len);
 }
 
 /*
