@@ -11,6 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/outfile.h"
+#include "cmd/profile.h"
 #include "cmd/report.h"
 #include "cmd/run.h"
 #include "common/mem.h"
@@ -121,6 +122,7 @@ struct convert_out {
 	struct perfdata_writer *pw;  /* FMT_PERF */
 	struct syscap_writer *sw;    /* FMT_SYSPROF */
 	struct run *run;
+	const char *profile;         /* pprof_opts.profile */
 	bool text_done;              /* perfdata_writer_set_kernel_text() */
 };
 
@@ -474,7 +476,7 @@ static int convert_writer_new(struct convert_out *o,
 		return o->fo ? 0 : -1;
 	case FMT_PPROF:
 		o->pp = pprof_new(&(struct pprof_opts){
-			.period = fopts->period });
+			.period = fopts->period, .profile = o->profile });
 		return o->pp ? 0 : -1;
 	case FMT_SVG:
 		o->svg = svg_new(&(struct svg_opts){
@@ -602,6 +604,17 @@ struct convert_cfg {
 					  * input to input, or NULL */
 };
 
+/* --profile offcpu|wall: the profile between the run and the writer. */
+static struct profile *convert_profile(struct run_opts *ro, struct run *run,
+				       struct convert_out *co)
+{
+	struct profile *p = profile_new(ro->profile, run, convert_add, co);
+
+	ro->on_record = profile_record;
+	ro->record_ctx = p;
+	return p;
+}
+
 /*
  * Converts in to out; adds the outcome to the report.  Returns the
  * input's status (errors were printed).
@@ -615,14 +628,17 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 	enum report_status status = REPORT_FAILED;
 	struct run_opts ro = *cfg->ro;
 	struct report_timing t;
+	struct profile *prof = NULL;
 	struct run run;
 	int rc;
 
 	ro.modcaches = cfg->modcaches;
-	if (fmt == FMT_FOLDED)
+	if (fmt == FMT_FOLDED && !ro.profile)
 		ro.sinks = &convert_folded_sinks;
 	report_timing_start(&t);
 	strbuf_init(&co.sb);
+	co.profile = ro.profile == RUN_PROFILE_WALL ? "wall" :
+		     ro.profile == RUN_PROFILE_OFFCPU ? "off_cpu" : NULL;
 	if (convert_writer_new(&co, cfg->fopts, cfg->title, in) < 0) {
 		cmd_error("out of memory");
 		report_add(&cfg->rep, in, out, status, NULL, NULL);
@@ -634,15 +650,24 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 					     &ro) < 0) {
 		convert_close(&co, false);
 		report_add(&cfg->rep, in, out, status, NULL, NULL);
+	} else if (rc == 0 && ro.profile &&
+		   !(prof = convert_profile(&ro, &run, &co))) {
+		cmd_error("out of memory");
+		convert_close(&co, false);
+		report_add(&cfg->rep, in, out, status, NULL, NULL);
 	} else if (rc == 0) {
 		/* Script, speedscope, Firefox, perf and sysprof output keep
-		 * time order; the other formats sum stacks. */
+		 * time order; the other formats sum stacks.  Off-CPU
+		 * profiles pair switches in time order. */
 		rc = run_capture(&run, &ro, in,
 				 fmt == FMT_SCRIPT || fmt == FMT_SPEEDSCOPE ||
-				 fmt == FMT_FIREFOX ||
+				 fmt == FMT_FIREFOX || prof ||
 				 fmt == FMT_PERF || fmt == FMT_SYSPROF ?
 				 RUN_ORDERED : 0,
-				 convert_add, &co);
+				 prof ? profile_sample : convert_add,
+				 prof ? (void *)prof : &co);
+		if (rc == 0 && prof)
+			rc = profile_finish(prof);
 		if (rc == 0 && (co.pw || co.sw))
 			rc = convert_writer_finish(&co, ro.quiet);
 		if (rc == 0 && co.ff)
@@ -651,6 +676,8 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 			rc = convert_firefox_events(&co, in);
 		if (rc == 0 && cfg->stats && !ro.quiet)
 			run_print_stats(&run, stderr);
+		if (rc == 0 && cfg->stats && !ro.quiet && prof)
+			profile_print_stats(prof, stderr);
 		rc = convert_close(&co, rc == 0);
 		if (rc == 0)
 			status = report_judge(&cfg->rep, &run);
@@ -665,6 +692,7 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 			  "below --min-coverage %.2f%%", in,
 			  report_coverage(&run), cfg->ro->min_coverage);
 	convert_writer_free(&co);
+	profile_free(prof);
 	return status;
 }
 
@@ -880,6 +908,20 @@ int cmd_convert(int argc, char **argv)
 			"script, pprof, speedscope, firefox, svg, perf or "
 			"sysprof)",
 			to ? to : out ? out : "");
+	if (ro.profile && (fmt == FMT_PERF || fmt == FMT_SYSPROF))
+		return cmd_usage_error(convert_usage,
+			"convert: --profile %s makes folded, script, pprof, "
+			"speedscope, firefox or svg output, not %s",
+			ro.profile == RUN_PROFILE_WALL ? "wall" : "offcpu",
+			fmt == FMT_PERF ? "perf.data" : "sysprof");
+	/* off-CPU and wall-clock profiles weigh in nanoseconds */
+	if (ro.profile) {
+		fopts.period = true;
+		if (!cfg.title && fmt == FMT_SVG)
+			cfg.title = ro.profile == RUN_PROFILE_WALL ?
+				    "Wall-clock Flame Graph" :
+				    "Off-CPU Flame Graph";
+	}
 	if ((out && outfile_is_input("convert", "output", out, argv + optind,
 				     argc - optind)) ||
 	    (ro.stats_json &&

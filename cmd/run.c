@@ -48,6 +48,7 @@ enum {
 	OPT_OFFLINE,
 	OPT_DWARF_CACHE,
 	OPT_NO_DWARF_CACHE,
+	OPT_PROFILE,
 };
 
 /* -j / --jobs: accepted by every command that resolves samples. */
@@ -61,6 +62,7 @@ const struct option run_long_options[] = {
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
 	{ "event", required_argument, NULL, OPT_EVENT },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "trace-unwind", no_argument, NULL, OPT_TRACE },
 	{ "stitch", required_argument, NULL, OPT_STITCH },
@@ -92,6 +94,9 @@ const char *const run_usage_lines[] = {
 	"                          the output is the same for every N)",
 	"      --event NAME        use samples of this event (default: the",
 	"                          first event that has samples)",
+	"      --profile KIND      cpu (default), offcpu or wall: weights in",
+	"                          nanoseconds of waiting or of wall-clock time",
+	"                          (docs/offcpu.md)",
 	"      --no-inline         no frames for inlined functions",
 	"      --no-kernel         drop kernel frames",
 	"      --no-fp             never use a frame-pointer step where CFI is",
@@ -204,6 +209,16 @@ int run_parse_option(struct run_opts *o, int c, const char *arg)
 	case OPT_EVENT:
 		o->event = arg;
 		return 1;
+	case OPT_PROFILE:
+		if (!strcmp(arg, "cpu") || !strcmp(arg, "offcpu") ||
+		    !strcmp(arg, "wall")) {
+			o->profile = *arg == 'c' ? RUN_PROFILE_CPU :
+				     *arg == 'o' ? RUN_PROFILE_OFFCPU :
+						   RUN_PROFILE_WALL;
+			return 1;
+		}
+		cmd_error("--profile is cpu, offcpu or wall, not '%s'", arg);
+		return -1;
 	case 'q':
 		o->quiet = o->lookup.quiet = true;
 		return 1;
@@ -555,7 +570,8 @@ unsigned run_jobs(const struct run_opts *o)
 
 	/*
 	 * One readable trace; and writers that carry the input's records
-	 * over look modules up in the resolver as they write.
+	 * over look modules up in the resolver as they write (off-CPU
+	 * profiles pair the records in their order: cmd/profile.h).
 	 */
 	if (o->trace || o->on_record)
 		return 1;
@@ -695,6 +711,12 @@ static bool run_want_sample(struct run *run, const struct event *ev)
 {
 	int idx = ev->attr ? (int)ev->attr->index : 0;
 
+	/* off-CPU profiles: the switches' stacks (and the chosen event's) */
+	if (run->opts->profile && ev->attr && ev->attr->name &&
+	    !strcmp(ev->attr->name, RUN_SCHED_SWITCH))
+		return true;
+	if (run->opts->profile == RUN_PROFILE_OFFCPU)
+		goto other;
 	if (run->event_attr < 0) {
 		if (!run_event_named(run->opts, ev->attr ? ev->attr->name :
 							   NULL))
@@ -1021,7 +1043,8 @@ done:
 	if (opts->event && run->event_attr < 0 && !opts->quiet)
 		cmd_error("warning: %s: no samples of event '%s'", path,
 			  opts->event);
-	else if (run->other_event_samples && !opts->event && !opts->quiet)
+	else if (run->other_event_samples && !opts->event && !opts->quiet &&
+		 !opts->profile)
 		cmd_error("note: %s: using event '%s'; %llu samples of other "
 			  "events skipped (choose with --event)",
 			  path, source_info(run->rd)->attrs[run->event_attr].name,

@@ -68,6 +68,16 @@ struct run_modcaches {
 
 void run_modcaches_release(struct run_modcaches *c);
 
+/* --profile: what samples weigh (cmd/profile.h) */
+enum run_profile {
+	RUN_PROFILE_CPU,        /* the samples as recorded */
+	RUN_PROFILE_OFFCPU,     /* switch-outs, weighted by the time off CPU */
+	RUN_PROFILE_WALL,       /* both, in nanoseconds */
+};
+
+/* The tracepoint whose samples off-CPU profiles are made of. */
+#define RUN_SCHED_SWITCH "sched:sched_switch"
+
 struct run_opts {
 	bool no_inline, no_kernel, no_fp;
 	unsigned max_frames;
@@ -79,6 +89,10 @@ struct run_opts {
 	const char *jit_dirs[RUN_MAX_BUILDID_DIRS + 1];
 	unsigned nr_jit_dirs;
 	const char *event;               /* --event NAME */
+	enum run_profile profile;        /* --profile KIND; not CPU:
+					  * samples of sched:sched_switch
+					  * are resolved, alone (OFFCPU) or
+					  * with the chosen event's (WALL) */
 	bool quiet;
 	bool trace;                      /* --trace-unwind */
 	bool no_stitch;                  /* --stitch=off */

@@ -6,6 +6,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/outfile.h"
+#include "cmd/profile.h"
 #include "cmd/report.h"
 #include "cmd/run.h"
 
@@ -62,6 +63,7 @@ int cmd_stats(int argc, char **argv)
 {
 	struct option opts[64];
 	struct run_opts ro = RUN_OPTS_INIT;
+	struct profile *prof = NULL;
 	struct run run;
 	struct report rep;
 	struct report_timing t;
@@ -99,16 +101,34 @@ int cmd_stats(int argc, char **argv)
 	    outfile_is_input("stats", "--stats-json file", ro.stats_json,
 			     argv + optind, 1))
 		return EXIT_USAGE;
-	ro.sinks = &stats_sinks;
+	if (ro.profile) {
+		/* the profile's per-thread table after the report */
+		prof = profile_new(ro.profile, &run, stats_count, NULL);
+		if (!prof) {
+			cmd_error("out of memory");
+			return EXIT_BAD;
+		}
+		ro.on_record = profile_record;
+		ro.record_ctx = prof;
+	} else {
+		ro.sinks = &stats_sinks;
+	}
 	report_init(&rep, ro.min_coverage, run_jobs(&ro));
 	report_timing_start(&t);
-	rc = run_capture(&run, &ro, argv[optind], 0, stats_count, NULL);
+	rc = run_capture(&run, &ro, argv[optind], prof ? RUN_ORDERED : 0,
+			 prof ? profile_sample : stats_count,
+			 prof ? (void *)prof : NULL);
+	if (rc == 0 && prof)
+		rc = profile_finish(prof);
 	status = REPORT_FAILED;
 	if (rc == 0) {
 		report_timing_end(&t);
 		status = report_judge(&rep, &run);
-		if (!ro.stats_json || strcmp(ro.stats_json, "-"))
+		if (!ro.stats_json || strcmp(ro.stats_json, "-")) {
 			run_print_stats(&run, stdout);
+			if (prof)
+				profile_print_stats(prof, stdout);
+		}
 	}
 	report_add(&rep, argv[optind], NULL, status, rc == 0 ? &run : NULL,
 		   rc == 0 ? &t : NULL);
@@ -117,6 +137,7 @@ int cmd_stats(int argc, char **argv)
 	    status != REPORT_FAILED)
 		status = REPORT_FAILED;
 	report_release(&rep);
+	profile_free(prof);
 	return status == REPORT_FAILED ? EXIT_BAD :
 	       status == REPORT_GATE ? EXIT_GATE : EXIT_OK;
 }

@@ -136,6 +136,8 @@ struct rsample {
 	unsigned attr;        /* index of the event */
 	const char *event;    /* event name */
 	uint8_t end;          /* enum end_reason */
+	bool off_cpu;         /* an off-CPU interval (--profile offcpu or
+			       * wall): period is its length in ns */
 	uint32_t nr_frames;
 	uint32_t nr_kernel;   /* the first nr_kernel frames are kernel */
 	struct rframe *frames;/* leaf first */

@@ -102,6 +102,7 @@ struct pp_sample {
 	uint32_t comm, marker;    /* names ids; marker: the end reason of a
 				   * truncated stack, else PP_NONE */
 	uint64_t count, period;
+	uint64_t off_cpu;         /* periods of off-CPU samples (profile) */
 	uint32_t nr;
 	struct pp_loc *locs[];    /* leaf first */
 };
@@ -390,7 +391,10 @@ int pprof_add(struct pprof *p, const struct rsample *s)
 		    smp->comm == comm &&
 		    !memcmp(smp->locs, p->stack, nr * sizeof(*p->stack))) {
 			smp->count++;
-			smp->period += s->period;
+			if (s->off_cpu)
+				smp->off_cpu += s->period;
+			else
+				smp->period += s->period;
 			return 0;
 		}
 	}
@@ -402,7 +406,8 @@ int pprof_add(struct pprof *p, const struct rsample *s)
 	smp->comm = comm;
 	smp->marker = marker ? pp_name(p, end_reason_name(s->end)) : PP_NONE;
 	smp->count = 1;
-	smp->period = s->period;
+	smp->period = s->off_cpu ? 0 : s->period;
+	smp->off_cpu = s->off_cpu ? s->period : 0;
 	smp->nr = nr;
 	memcpy(smp->locs, p->stack, nr * sizeof(*p->stack));
 	smp->next = first;
@@ -557,7 +562,8 @@ static void pp_sample_enc(struct pp_enc *e, struct strbuf *out,
 			  const struct pp_sample *s)
 {
 	const struct strtab *names = &e->p->names;
-	uint64_t ids[256], vals[2] = { s->count, s->period };
+	uint64_t ids[256], vals[4] = { s->count, s->period, s->off_cpu,
+				       s->period + s->off_cpu };
 	uint32_t i, done = 0;
 
 	strbuf_reset(&e->msg);
@@ -571,7 +577,8 @@ static void pp_sample_enc(struct pp_enc *e, struct strbuf *out,
 		pbuf_packed(&e->msg, PP_SAMPLE_LOCATION_ID, ids, n);
 		done += n;
 	}
-	pbuf_packed(&e->msg, PP_SAMPLE_VALUE, vals, 2);
+	pbuf_packed(&e->msg, PP_SAMPLE_VALUE, vals,
+		    e->p->opts.profile ? 4 : 2);
 	pp_label(e, "thread", strtab_str(names, s->comm), 0);
 	pp_label(e, "pid", NULL, s->pid);
 	pp_label(e, "tid", NULL, s->tid);
@@ -667,8 +674,19 @@ int pprof_encode(struct pprof *p, struct strbuf *out)
 	pp_str(&e, "");
 	pp_period_type(p->event == PP_NONE ? "" : strtab_str(&p->names, p->event),
 		       &type, &unit);
+	if (p->opts.profile) {
+		type = "cpu";
+		unit = "nanoseconds";
+	}
 	pp_value_type(&e, out, PP_PROFILE_SAMPLE_TYPE, "samples", "count");
 	pp_value_type(&e, out, PP_PROFILE_SAMPLE_TYPE, type, unit);
+	if (p->opts.profile) {
+		pp_value_type(&e, out, PP_PROFILE_SAMPLE_TYPE, "off_cpu",
+			      "nanoseconds");
+		pp_value_type(&e, out, PP_PROFILE_SAMPLE_TYPE, "wall",
+			      "nanoseconds");
+		type = p->opts.profile;
+	}
 	for (i = 0; i < p->sample_v.nr; i++)
 		pp_sample_enc(&e, out, p->sample_v.v[i]);
 	for (i = 0; i < p->map_v.nr; i++)

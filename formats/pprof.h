@@ -25,6 +25,14 @@
 
 struct pprof_opts {
 	bool period;      /* default_sample_type: the periods, not samples */
+	/*
+	 * An off-CPU or wall-clock profile (cmd/profile.h): "off_cpu" or
+	 * "wall", the default sample type.  The values are then samples/
+	 * count, cpu/nanoseconds (the periods of on-CPU samples),
+	 * off_cpu/nanoseconds (of samples with off_cpu set) and
+	 * wall/nanoseconds (both).  NULL: the two values above.
+	 */
+	const char *profile;
 };
 
 struct pprof;

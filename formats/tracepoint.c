@@ -347,6 +347,31 @@ int tracepoint_format(struct tracepoint *tp, uint64_t id, const void *raw,
 	return 0;
 }
 
+int tracepoint_field(struct tracepoint *tp, uint64_t id, const void *raw,
+		     size_t len, const char *name, int64_t *val)
+{
+	struct tep_event *e = tp_event(tp, id);
+	const struct tep_format_field *f;
+	unsigned long long v;
+	size_t off, size;
+
+	f = e ? tep_find_field(e, name) : NULL;
+	if (!f || f->offset < 0 || f->size < 0 ||
+	    (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
+		return -1;
+	off = (size_t)f->offset;
+	size = (size_t)f->size;
+	if ((size != 1 && size != 2 && size != 4 && size != 8) ||
+	    off > len || size > len - off)
+		return -1;
+	v = tep_read_number(tp->tep, (const uint8_t *)raw + off, (int)size);
+	if ((f->flags & TEP_FIELD_IS_SIGNED) && size < 8 &&
+	    (v >> (size * 8 - 1)) & 1)
+		v |= ~0ULL << (size * 8);
+	*val = (int64_t)v;
+	return 0;
+}
+
 #else /* !HAVE_TRACEEVENT */
 
 struct tracepoint *tracepoint_new(const uint8_t *data, uint64_t size,
@@ -380,6 +405,18 @@ int tracepoint_format(struct tracepoint *tp, uint64_t id, const void *raw,
 	(void)len;
 	(void)cpu;
 	strbuf_addstr(out, " tp=?");
+	return -1;
+}
+
+int tracepoint_field(struct tracepoint *tp, uint64_t id, const void *raw,
+		     size_t len, const char *name, int64_t *val)
+{
+	(void)tp;
+	(void)id;
+	(void)raw;
+	(void)len;
+	(void)name;
+	(void)val;
 	return -1;
 }
 

@@ -42,4 +42,12 @@ const char *tracepoint_name(struct tracepoint *tp, uint64_t id);
 int tracepoint_format(struct tracepoint *tp, uint64_t id, const void *raw,
 		      size_t len, int cpu, struct strbuf *out);
 
+/*
+ * The number in field name of a sample of event id, sign-extended when
+ * the field is signed.  Returns 0, or -1 when the event or the field is
+ * unknown, not a number of 1, 2, 4 or 8 bytes, or outside the payload.
+ */
+int tracepoint_field(struct tracepoint *tp, uint64_t id, const void *raw,
+		     size_t len, const char *name, int64_t *val);
+
 #endif

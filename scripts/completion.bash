@@ -5,8 +5,8 @@
 # from the help of the restack being completed (`restack --help`,
 # `restack CMD --help`), so they are always that binary's; an option's
 # argument is completed by its name in the help: DIR directories, FILE
-# files, FORMAT the formats --to lists; --stitch and --weight their
-# values.  Anything else that is not an option completes as a file.
+# files, FORMAT the formats --to lists; --stitch, --weight and --profile
+# their values.  Anything else that is not an option completes as a file.
 
 # _restack_run PROG ARGS...: PROG's output, or restack's on $PATH when
 # PROG (the word being completed, e.g. ./restack) does not run.
@@ -71,6 +71,7 @@ _restack_value()
 	--to) _restack_reply -W "$(_restack_formats "$prog")" -- "$cur" ;;
 	--stitch) _restack_reply -W "on strict off" -- "$cur" ;;
 	--weight) _restack_reply -W "samples period" -- "$cur" ;;
+	--profile) _restack_reply -W "cpu offcpu wall" -- "$cur" ;;
 	*)
 		case $arg in
 		DIR)
