@@ -318,8 +318,9 @@ static int convert_firefox_meta(struct convert_out *o, struct run *run,
 						(double)a->sample_period;
 			else if (clock && a->sample_period >= 1000)
 				m.interval_ms = (double)a->sample_period / 1e6;
-			m.cpu_ns = clock && (a->freq ||
-					     a->sample_period >= 1000);
+			/* not with off-CPU intervals among the periods */
+			m.cpu_ns = clock && !run->opts->profile &&
+				   (a->freq || a->sample_period >= 1000);
 		}
 	}
 	if (firefox_set_meta(o->ff, &m) < 0) {
@@ -484,7 +485,7 @@ static int convert_writer_new(struct convert_out *o,
 		return o->svg ? 0 : -1;
 	case FMT_SPEEDSCOPE:
 		o->ss = speedscope_new(&(struct speedscope_opts){
-			.period = fopts->period,
+			.period = fopts->period, .ns = o->profile != NULL,
 			.name = title ? title : convert_basename(in) });
 		return o->ss ? 0 : -1;
 	case FMT_FIREFOX: {

@@ -306,7 +306,7 @@ int speedscope_write(struct speedscope *ss, int fd, struct err *err)
 {
 	struct strbuf out = STRBUF_INIT;
 	const char *event = ss->any ? strtab_str(&ss->names, ss->event) : "";
-	bool ns = ss->opts.period && ss_clock_event(event);
+	bool ns = ss->opts.period && (ss->opts.ns || ss_clock_event(event));
 	size_t i, heaviest = 0;
 	int rc = 0;
 

@@ -25,6 +25,8 @@
 
 struct speedscope_opts {
 	bool period;          /* weights are periods, not sample counts */
+	bool ns;              /* ... in nanoseconds, whatever the event
+			       * (off-CPU profiles) */
 	const char *name;     /* the profile group's name (copied), or NULL */
 };
 

@@ -115,6 +115,12 @@ for f in pprof svg script speedscope firefox; do
 done
 check "svg: the title says which profile" \
 	grep -q 'Wall-clock Flame Graph' "$T/w1.svg"
+restack_clean convert --profile offcpu "$T/off.data" \
+	-o "$T/off.speedscope.json" 2>/dev/null
+check "speedscope: the off-CPU weights are nanoseconds" \
+	grep -q '"unit":"nanoseconds"' "$T/off.speedscope.json"
+check "firefox: no CPU deltas (the weights hold off-CPU time too)" \
+	test "$(gzip -dc "$T/w1.firefox" | grep -c threadCPUDelta)" -eq 0
 
 # shellcheck disable=SC2086
 (cd "$T" && perf_clean record -q $line -o - -- "$T/offcpu" "$T/pthreads.txt" \
