@@ -49,6 +49,7 @@ struct profile {
 	bool tp_failed;
 	uint64_t switches;           /* sched_switch samples */
 	uint64_t switch_recs;        /* PERF_RECORD_SWITCH records */
+	uint64_t lost;               /* records and samples perf lost */
 	uint64_t undecoded;          /* ... whose fields could not be read */
 	uint64_t on_samples;         /* on-CPU samples (wall) */
 	const char *on_event;        /* their event */
@@ -283,6 +284,8 @@ int profile_record(void *ctx, const struct event *ev,
 	if (rs && p->have_last)
 		rs = &p->last;     /* its names as run_capture() gives them */
 	p->have_last = false;
+	if (ev->type == EVENT_LOST)
+		p->lost += ev->lost.lost;
 	if (ev->type == EVENT_EXIT && time == EVENT_NO_TIME)
 		time = ev->fork.time;
 	if (time == EVENT_NO_TIME || ev->tid <= 0)
@@ -395,6 +398,11 @@ int profile_finish(struct profile *p)
 			  "--switch-events): an interval ends at its thread's "
 			  "next sample, which may come later than the thread "
 			  "ran again", path);
+	if (p->lost && !p->run->opts->quiet)
+		cmd_error("warning: %s: perf lost %llu records or samples: "
+			  "intervals may be missing or too long (a larger "
+			  "perf record -m helps)", path,
+			  (unsigned long long)p->lost);
 	if (p->undecoded && !p->run->opts->quiet)
 		cmd_error("warning: %s: %llu %s samples without readable "
 			  "fields left out", path,
