@@ -145,6 +145,21 @@ want=$(awk '$1 == "tid" && $2 == "sleeper" { print $5 }' "$T/pthreads.txt")
 got=$(awk '/;sleep_20ms;/ { t += $NF } END { printf "%.0f\n", t }' "$T/p1.folded")
 check "pipe input: sleep_20ms $got ns within 5% of $want ns" within 5 sleeper "$got" "$want"
 
+# A thread still waiting when recording stops (perf stops when the shell
+# exits, its background sleep sleeps on): counted to the capture's end,
+# marked.
+# shellcheck disable=SC2086
+if record $line -o "$T/end.data" -- /bin/sh -c 'sleep 0.5 & sleep 0.05' >/dev/null; then
+	restack_clean convert --profile offcpu --stats "$T/end.data" \
+		-o "$T/end.folded" 2>"$T/end.err"
+	check "a thread waiting at the end: its interval is marked" \
+		grep -q '^sleep;.*;\[off-cpu: S sleeping, at capture end\] [0-9]' "$T/end.folded"
+	check "... and counted in stats' 'at end' column" \
+		grep -qE '^ +[0-9]+ sleep +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +0 +1$' "$T/end.err"
+else
+	fail "recording sh -c 'sleep 0.5 & sleep 0.05'"
+fi
+
 # go tool pprof reads the same totals: the off_cpu and wall columns.
 if command -v go >/dev/null 2>&1 && go version >/dev/null 2>&1; then
 	mkdir -p "$T/gohome"

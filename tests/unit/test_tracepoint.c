@@ -22,6 +22,7 @@ int main(void)
 	struct err err;
 	uint8_t *copy;
 	uint64_t n, cut, fails = 0;
+	int64_t v = 0;
 	int rc;
 
 #ifndef HAVE_TRACEEVENT
@@ -57,6 +58,27 @@ int main(void)
 		CHECK(strstr(strbuf_str(&sb), " prev_pid=?") &&
 		      strstr(strbuf_str(&sb), " trace=?"),
 		      "short payload: fields outside it and the text are '?'");
+		CHECK(tracepoint_field(tp, ev.attr->config, ev.sample.raw,
+				       ev.sample.raw_size, "prev_pid", &v) == 0 &&
+		      v == 8315, "field prev_pid");
+		CHECK(tracepoint_field(tp, ev.attr->config, ev.sample.raw,
+				       ev.sample.raw_size, "next_pid", &v) == 0 &&
+		      v == 8314, "field next_pid");
+		CHECK(tracepoint_field(tp, ev.attr->config, ev.sample.raw,
+				       ev.sample.raw_size, "prev_state", &v) == 0 &&
+		      v == 1, "field prev_state (S is 1)");
+		CHECK(tracepoint_field(tp, ev.attr->config, ev.sample.raw,
+				       ev.sample.raw_size, "prev_comm", &v) < 0,
+		      "a char array is not a number");
+		CHECK(tracepoint_field(tp, ev.attr->config, ev.sample.raw,
+				       ev.sample.raw_size, "no_such", &v) < 0,
+		      "an unknown field");
+		CHECK(tracepoint_field(tp, ev.attr->config, ev.sample.raw, 20,
+				       "next_pid", &v) < 0,
+		      "a field outside a short payload");
+		CHECK(tracepoint_field(tp, 0x7fffffff, ev.sample.raw,
+				       ev.sample.raw_size, "next_pid", &v) < 0,
+		      "an unknown event");
 		strbuf_reset(&sb);
 		CHECK(tracepoint_format(tp, 0x7fffffff, ev.sample.raw,
 					ev.sample.raw_size, 0, &sb) < 0 &&
