@@ -18,7 +18,7 @@
 # Captures: the repository's fixture (with testdata/bin/prog through a
 # build-id cache), its sysprof capture, threads in a shared library, inline frames, deep
 # recursion cut by a 2 KiB stack copy (stitched; truncated with
-# --stitch=off), node's JIT code.
+# --stitch=off), node's JIT code, a wall-clock profile (--profile wall).
 . "$(dirname "$0")/lib.sh"
 . "$TOP/tests/tools/npm.sh"
 
@@ -258,6 +258,19 @@ if record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/threads.data" \
 	compare threads-period "$T/threads.data" --weight period
 else
 	fail "threads: perf record"
+fi
+
+# A wall-clock profile (docs/offcpu.md): the weights are nanoseconds on
+# and off CPU, the profiler's trees hold the same totals.
+if grep -q '^#define HAVE_TRACEEVENT' "$TOP/config.h" 2>/dev/null &&
+	"$cc" -O2 -g -fomit-frame-pointer -o "$T/offcpu" \
+		"$TESTDATA/src/offcpu.c" -lpthread &&
+	record -e cpu-clock -e sched:sched_switch --switch-events \
+		--call-graph dwarf -o "$T/offcpu.data" -- "$T/offcpu" \
+		"$T/offcpu.txt" >/dev/null; then
+	compare wall "$T/offcpu.data" --profile wall
+else
+	skip "wall: off-CPU profile" "no libtraceevent, or cannot record sched_switch"
 fi
 
 if record -e cpu-clock -F 4000 --call-graph dwarf -o "$T/inline.data" \
