@@ -605,15 +605,25 @@ struct convert_cfg {
 					  * input to input, or NULL */
 };
 
-/* --profile offcpu|wall: the profile between the run and the writer. */
-static struct profile *convert_profile(struct run_opts *ro, struct run *run,
-				       struct convert_out *co)
+/*
+ * --profile offcpu|wall: the profile between the run and the writer in
+ * *p, its records paired beforehand unless in is "-".  Returns 0, or -1
+ * after printing the error.
+ */
+static int convert_profile(struct run_opts *ro, struct run *run,
+			   struct convert_out *co, const char *in,
+			   struct profile **p)
 {
-	struct profile *p = profile_new(ro->profile, run, convert_add, co);
-
+	*p = profile_new(ro, run, convert_add, co);
+	if (!*p) {
+		cmd_error("out of memory");
+		return -1;
+	}
+	if (strcmp(in, "-"))
+		return profile_prepass(*p, in);
 	ro->on_record = profile_record;
-	ro->record_ctx = p;
-	return p;
+	ro->record_ctx = *p;
+	return 0;
 }
 
 /*
@@ -652,8 +662,7 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 		convert_close(&co, false);
 		report_add(&cfg->rep, in, out, status, NULL, NULL);
 	} else if (rc == 0 && ro.profile &&
-		   !(prof = convert_profile(&ro, &run, &co))) {
-		cmd_error("out of memory");
+		   convert_profile(&ro, &run, &co, in, &prof) < 0) {
 		convert_close(&co, false);
 		report_add(&cfg->rep, in, out, status, NULL, NULL);
 	} else if (rc == 0) {

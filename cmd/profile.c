@@ -34,9 +34,25 @@ struct profile_thread {
 	size_t alloc;
 };
 
+/* An interval found by profile_prepass(), for its switch-out sample. */
+struct profile_interval {
+	uint64_t start, end;
+	int32_t tid;
+	char state;
+	bool at_end;
+};
+
 struct profile {
 	enum run_profile kind;
+	const struct run_opts *opts;
 	struct run *run;
+	const char *path;
+	struct source *src;          /* the reader whose records come */
+	bool prepass;                /* in profile_prepass(): intervals are
+				      * noted, not handed out */
+	bool prepassed;              /* ... done: samples are looked up */
+	struct profile_interval *iv; /* sorted by start, tid */
+	size_t nr_iv, alloc_iv;
 	run_sample_fn fn;
 	void *ctx;
 	struct arena arena;
@@ -59,14 +75,15 @@ struct profile {
 	size_t alloc_buf;
 };
 
-struct profile *profile_new(enum run_profile kind, struct run *run,
+struct profile *profile_new(const struct run_opts *opts, struct run *run,
 			    run_sample_fn fn, void *ctx)
 {
 	struct profile *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return NULL;
-	p->kind = kind;
+	p->kind = opts->profile;
+	p->opts = opts;
 	p->run = run;
 	p->fn = fn;
 	p->ctx = ctx;
@@ -83,6 +100,7 @@ void profile_free(struct profile *p)
 		free(p->order[i]->frames);
 	free(p->order);
 	free(p->buf);
+	free(p->iv);
 	hashmap_release(&p->threads);
 	arena_release(&p->arena);
 	free(p);
@@ -94,8 +112,13 @@ static struct profile_thread *profile_thread(struct profile *p, int32_t pid,
 	struct profile_thread *t;
 	void *v;
 
-	if (hashmap_get(&p->threads, (uint64_t)(uint32_t)tid, &v))
-		return v;
+	if (hashmap_get(&p->threads, (uint64_t)(uint32_t)tid, &v)) {
+		t = v;
+		/* perf's synthesized records have time 0 */
+		if (!t->first)
+			t->first = t->last = time;
+		return t;
+	}
 	t = arena_alloc(&p->arena, sizeof(*t));
 	if (!t || mem_grow(&p->order, &p->alloc, sizeof(*p->order),
 			   p->nr + 1) < 0)
@@ -174,6 +197,23 @@ static int profile_close(struct profile *p, struct profile_thread *t,
 	if (!t->open)
 		return 0;
 	t->open = false;
+	if (p->prepass) {
+		struct profile_interval *iv;
+
+		if (mem_grow(&p->iv, &p->alloc_iv, sizeof(*p->iv),
+			     p->nr_iv + 1) < 0)
+			return -1;
+		iv = &p->iv[p->nr_iv++];
+		iv->start = t->rs.time;
+		iv->end = MAX(end, t->rs.time);
+		iv->tid = t->tid;
+		iv->state = t->state;
+		iv->at_end = at_end;
+		t->off_ns += iv->end - iv->start;
+		t->intervals++;
+		t->at_end += at_end;
+		return 0;
+	}
 	f[0].pc = 0;
 	f[0].origin = FRAME_KERNEL;
 	f[0].loc = profile_reason(p, t->state, at_end);
@@ -194,10 +234,64 @@ static int profile_close(struct profile *p, struct profile_thread *t,
 	return p->fn(p->ctx, &out);
 }
 
+static int profile_iv_cmp(const void *a, const void *b)
+{
+	const struct profile_interval *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static bool profile_is_switch_sample(const struct rsample *s)
+{
+	return s->event && !strcmp(s->event, RUN_SCHED_SWITCH);
+}
+
+/* After profile_prepass(): sample s, weighted, to the writer. */
+static int profile_emit(struct profile *p, const struct rsample *s)
+{
+	struct profile_interval key = { .start = s->time, .tid = s->tid };
+	const struct profile_interval *iv;
+	struct profile_thread *t;
+	struct rsample out;
+	void *v;
+
+	if (!profile_is_switch_sample(s))
+		return p->kind == RUN_PROFILE_WALL ? p->fn(p->ctx, s) : 0;
+	iv = bsearch(&key, p->iv, p->nr_iv, sizeof(*p->iv), profile_iv_cmp);
+	if (!iv)
+		return 0;   /* its fields were not readable */
+	if (mem_grow(&p->buf, &p->alloc_buf, sizeof(*p->buf),
+		     (size_t)s->nr_frames + 1) < 0)
+		return -1;
+	p->buf[0].pc = 0;
+	p->buf[0].origin = FRAME_KERNEL;
+	p->buf[0].loc = profile_reason(p, iv->state, iv->at_end);
+	if (!p->buf[0].loc)
+		return -1;
+	memcpy(p->buf + 1, s->frames, s->nr_frames * sizeof(*s->frames));
+	out = *s;
+	out.frames = p->buf;
+	out.nr_frames++;
+	out.nr_kernel++;
+	out.period = iv->end - iv->start;
+	out.off_cpu = true;
+	out.event = "offcpu";
+	if (s->nr_frames == s->nr_kernel &&
+	    hashmap_get(&p->threads, (uint64_t)(uint32_t)s->tid, &v)) {
+		t = v;
+		t->no_stack++;
+	}
+	return p->fn(p->ctx, &out);
+}
+
 int profile_sample(void *ctx, const struct rsample *s)
 {
 	struct profile *p = ctx;
 
+	if (p->prepassed)
+		return profile_emit(p, s);
 	p->last = *s;
 	p->have_last = true;
 	return 0;
@@ -217,9 +311,11 @@ static bool profile_decode(struct profile *p, const struct event *ev,
 	struct perfdata_reader *r;
 
 	if (!p->tp && !p->tp_failed) {
-		r = source_perfdata(p->run->rd);
+		struct source *src = p->src ? p->src : p->run->rd;
+
+		r = source_perfdata(src);
 		p->tp = r ? perfdata_tracepoints(r, NULL) : NULL;
-		p->tp_failed = !p->tp && !(r && source_info(p->run->rd)->pipe);
+		p->tp_failed = !p->tp && !(r && source_info(src)->pipe);
 	}
 	return p->tp &&
 	       tracepoint_field(p->tp, ev->attr->config, s->raw, s->raw_size,
@@ -293,7 +389,15 @@ int profile_record(void *ctx, const struct event *ev,
 	p->end = MAX(p->end, time);
 	switch (ev->type) {
 	case EVENT_FORK:
-		return profile_thread(p, ev->pid, ev->tid, time) ? 0 : -1;
+		/* a new thread has its parent's name */
+		t = profile_thread(p, ev->pid, ev->tid, time);
+		if (t && hashmap_get(&p->threads,
+				     (uint64_t)(uint32_t)ev->fork.ptid, &v))
+			t->comm = ((struct profile_thread *)v)->comm;
+		return t ? 0 : -1;
+	case EVENT_COMM:
+		t = profile_thread(p, ev->pid, ev->tid, time);
+		return t && profile_comm(p, t, ev->comm.comm) == 0 ? 0 : -1;
 	case EVENT_EXIT:
 		if (!hashmap_get(&p->threads, (uint64_t)(uint32_t)ev->tid, &v))
 			return 0;
@@ -334,17 +438,22 @@ int profile_record(void *ctx, const struct event *ev,
 	if (profile_close(p, t, end, false) < 0)
 		return -1;
 	if (!sw) {
-		if (p->kind != RUN_PROFILE_WALL || !rs) {
-			/* for the statistics */
-			if (profile_clock_event(ev->attr ? ev->attr->name :
-					       NULL))
-				t->on_ns += ev->sample.period;
-			return 0;
+		/* the on-CPU event: --event, else the first other one */
+		const char *name = ev->attr && ev->attr->name ?
+				   ev->attr->name : "?";
+
+		if (!p->on_event && (!p->opts->event ||
+				     !strcmp(p->opts->event, name))) {
+			p->on_event = arena_strdup(&p->arena, name);
+			if (!p->on_event)
+				return -1;
 		}
+		if (!p->on_event || strcmp(p->on_event, name))
+			return 0;
 		p->on_samples++;
-		p->on_event = rs->event;
-		t->on_ns += rs->period;
-		return p->fn(p->ctx, rs);
+		if (profile_clock_event(name))
+			t->on_ns += ev->sample.period;
+		return p->kind == RUN_PROFILE_WALL && rs ? p->fn(p->ctx, rs) : 0;
 	}
 	p->switches++;
 	if (!profile_decode(p, ev, &state, &next)) {
@@ -361,9 +470,9 @@ int profile_record(void *ctx, const struct event *ev,
 	return profile_open(t, ev, rs, profile_state_letter(state));
 }
 
-int profile_finish(struct profile *p)
+static int profile_end(struct profile *p)
 {
-	const char *path = p->run->path;
+	const char *path = p->path;
 	size_t i;
 
 	if (!p->switches) {
@@ -389,21 +498,21 @@ int profile_finish(struct profile *p)
 		return -1;
 	}
 	if (p->kind == RUN_PROFILE_WALL && !p->on_samples &&
-	    !p->run->opts->quiet)
+	    !p->opts->quiet)
 		cmd_error("warning: %s: no on-CPU samples: the wall-clock "
 			  "profile has only off-CPU time (record with -e "
 			  "cpu-clock too)", path);
-	if (!p->switch_recs && !p->run->opts->quiet)
+	if (!p->switch_recs && !p->opts->quiet)
 		cmd_error("note: %s: no switch records (perf record "
 			  "--switch-events): an interval ends at its thread's "
 			  "next sample, which may come later than the thread "
 			  "ran again", path);
-	if (p->lost && !p->run->opts->quiet)
+	if (p->lost && !p->opts->quiet)
 		cmd_error("warning: %s: perf lost %llu records or samples: "
 			  "intervals may be missing or too long (a larger "
 			  "perf record -m helps)", path,
 			  (unsigned long long)p->lost);
-	if (p->undecoded && !p->run->opts->quiet)
+	if (p->undecoded && !p->opts->quiet)
 		cmd_error("warning: %s: %llu %s samples without readable "
 			  "fields left out", path,
 			  (unsigned long long)p->undecoded, RUN_SCHED_SWITCH);
@@ -418,6 +527,48 @@ int profile_finish(struct profile *p)
 			t->last = p->end;
 	}
 	return 0;
+}
+
+int profile_prepass(struct profile *p, const char *path)
+{
+	struct event ev;
+	struct err err;
+	int rc;
+
+	p->path = path;
+	p->src = source_open(path, &err);
+	if (!p->src) {
+		cmd_report_err(path, &err);
+		return -1;
+	}
+	p->prepass = true;
+	while ((rc = source_next(p->src, &ev)) > 0)
+		if (profile_record(p, &ev, NULL) < 0) {
+			cmd_error("%s: out of memory", path);
+			rc = -2;
+			break;
+		}
+	if (rc == -1)
+		cmd_report_err(path, source_err(p->src));
+	if (rc == 0)
+		rc = profile_end(p);
+	p->prepass = false;
+	p->tp = NULL;     /* the reader's */
+	source_close(p->src);
+	p->src = NULL;
+	if (rc < 0)
+		return -1;
+	qsort(p->iv, p->nr_iv, sizeof(*p->iv), profile_iv_cmp);
+	p->prepassed = true;
+	return 0;
+}
+
+int profile_finish(struct profile *p)
+{
+	if (p->prepassed)
+		return 0;
+	p->path = p->run->path;
+	return profile_end(p);
 }
 
 void profile_print_stats(const struct profile *p, FILE *f)

@@ -707,15 +707,24 @@ bool run_event_named(const struct run_opts *o, const char *name)
 	return !o->event || !strcmp(o->event, name ? name : "");
 }
 
+int run_profile_wants(const struct run_opts *o, const char *name)
+{
+	if (!o->profile)
+		return 0;
+	if (name && !strcmp(name, RUN_SCHED_SWITCH))
+		return 1;
+	return o->profile == RUN_PROFILE_OFFCPU ? -1 : 0;
+}
+
 static bool run_want_sample(struct run *run, const struct event *ev)
 {
 	int idx = ev->attr ? (int)ev->attr->index : 0;
+	int pw = run_profile_wants(run->opts, ev->attr ? ev->attr->name :
+							 NULL);
 
-	/* off-CPU profiles: the switches' stacks (and the chosen event's) */
-	if (run->opts->profile && ev->attr && ev->attr->name &&
-	    !strcmp(ev->attr->name, RUN_SCHED_SWITCH))
+	if (pw > 0)
 		return true;
-	if (run->opts->profile == RUN_PROFILE_OFFCPU)
+	if (pw < 0)
 		goto other;
 	if (run->event_attr < 0) {
 		if (!run_event_named(run->opts, ev->attr ? ev->attr->name :

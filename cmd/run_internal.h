@@ -27,6 +27,13 @@ bool run_resolves(const struct event *ev);
 /* Whether samples of the event called name may be used (--event). */
 bool run_event_named(const struct run_opts *o, const char *name);
 
+/*
+ * Off-CPU profiles (--profile): 1 when samples of the event called name
+ * are used whatever the chosen event (sched:sched_switch), -1 when never
+ * (the others, for --profile offcpu), 0 when as the chosen event's.
+ */
+int run_profile_wants(const struct run_opts *o, const char *name);
+
 /* The progress line on stderr (see run.c); done clears it. */
 void run_progress(struct run *run, const struct event *ev, bool done);
 

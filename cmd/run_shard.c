@@ -110,6 +110,14 @@ static bool run_shard_event_ok(const struct run_worker *w, unsigned attr)
 				       w->info->attrs[attr].name : NULL);
 }
 
+/* run_profile_wants() for event attr. */
+static int run_shard_profile(const struct run_worker *w, unsigned attr)
+{
+	return run_profile_wants(w->rs->run->opts,
+				 attr < w->info->nr_attrs ?
+					 w->info->attrs[attr].name : NULL);
+}
+
 /*
  * When a summing worker's filter may judge samples: as they are read when
  * the event used cannot depend on which sample comes first (which differs
@@ -142,12 +150,13 @@ static enum sample_verdict run_shard_filter(void *ctx,
 					    const struct sample_key *k)
 {
 	struct run_worker *w = ctx;
+	int pw = run_shard_profile(w, k->attr);
 	unsigned pick = 0;
 	bool keep;
 
-	if (w->chosen < 0 && run_shard_event_ok(w, k->attr))
+	if (!pw && w->chosen < 0 && run_shard_event_ok(w, k->attr))
 		w->chosen = (int)k->attr;
-	if ((int)k->attr != w->chosen)
+	if (pw < 0 || (!pw && (int)k->attr != w->chosen))
 		keep = w->index == 0;
 	else if (k->as_read && !shards_split_find(&w->split, k->tid, &pick))
 		return SAMPLE_ASK_AGAIN;        /* given out in time order */
@@ -276,10 +285,11 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 			run_progress(run, &ev, false);
 		if (resolve && ev.type == EVENT_SAMPLE) {
 			unsigned idx = ev.attr ? ev.attr->index : 0;
+			int pw = run_shard_profile(w, idx);
 
-			if (w->chosen < 0 && run_shard_event_ok(w, idx))
+			if (!pw && w->chosen < 0 && run_shard_event_ok(w, idx))
 				w->chosen = (int)idx;
-			if ((int)idx == w->chosen) {
+			if (pw > 0 || (!pw && (int)idx == w->chosen)) {
 				w->wanted++;
 			} else {
 				resolve = false;

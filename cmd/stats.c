@@ -103,13 +103,20 @@ int cmd_stats(int argc, char **argv)
 		return EXIT_USAGE;
 	if (ro.profile) {
 		/* the profile's per-thread table after the report */
-		prof = profile_new(ro.profile, &run, stats_count, NULL);
+		prof = profile_new(&ro, &run, stats_count, NULL);
 		if (!prof) {
 			cmd_error("out of memory");
 			return EXIT_BAD;
 		}
-		ro.on_record = profile_record;
-		ro.record_ctx = prof;
+		if (strcmp(argv[optind], "-")) {
+			if (profile_prepass(prof, argv[optind]) < 0) {
+				profile_free(prof);
+				return EXIT_BAD;
+			}
+		} else {
+			ro.on_record = profile_record;
+			ro.record_ctx = prof;
+		}
 	} else {
 		ro.sinks = &stats_sinks;
 	}

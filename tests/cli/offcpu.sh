@@ -116,6 +116,18 @@ check "stats --profile wall: the table, a line per thread" \
 restack_clean convert -j2 --profile wall --tid "$T/off.data" \
 	-o "$T/wall2.folded" 2>/dev/null
 same_file "$T/wall.folded" "$T/wall2.folded" "wall: -j2 gives the same bytes"
+restack_clean stats -j2 --profile wall --stats-json - "$T/off.data" \
+	>"$T/stats.json" 2>/dev/null
+check "wall: -j2 unwinds on two workers (their samples in --stats-json)" \
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+d = d["inputs"][0] if "inputs" in d else d
+w = d["worker_samples"]
+sys.exit(not (d["workers"] == 2 and len(w) == 2 and min(w) > 0))' "$T/stats.json"
+restack_clean convert --profile wall --tid - -o "$T/wall3.folded" \
+	<"$T/off.data" 2>/dev/null
+same_file "$T/wall.folded" "$T/wall3.folded" \
+	"wall: the same sums from standard input (records paired as read)"
 for f in pprof svg script speedscope firefox; do
 	restack_clean convert -j1 --profile wall --to $f "$T/off.data" \
 		-o "$T/w1.$f" 2>/dev/null
