@@ -453,7 +453,9 @@ int profile_record(void *ctx, const struct event *ev,
 		p->on_samples++;
 		if (profile_clock_event(name))
 			t->on_ns += ev->sample.period;
-		return p->kind == RUN_PROFILE_WALL && rs ? p->fn(p->ctx, rs) : 0;
+		if (p->kind != RUN_PROFILE_WALL || !rs)
+			return 0;
+		return p->fn(p->ctx, rs);
 	}
 	p->switches++;
 	if (!profile_decode(p, ev, &state, &next)) {
@@ -583,8 +585,8 @@ void profile_print_stats(const struct profile *p, FILE *f)
 	for (i = 0; i < p->nr; i++) {
 		const struct profile_thread *t = p->order[i];
 
-		fprintf(f, "  %8d %-16s %10.3f %10.3f %10.3f %9llu %8llu %6llu\n",
-			t->tid, *t->comm ? t->comm : "?",
+		fprintf(f, "  %8d %-16s %10.3f %10.3f %10.3f %9llu %8llu "
+			"%6llu\n", t->tid, *t->comm ? t->comm : "?",
 			(double)(t->last - t->first) / 1e6,
 			(double)t->on_ns / 1e6, (double)t->off_ns / 1e6,
 			(unsigned long long)t->intervals,

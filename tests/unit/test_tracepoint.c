@@ -59,13 +59,16 @@ int main(void)
 		      strstr(strbuf_str(&sb), " trace=?"),
 		      "short payload: fields outside it and the text are '?'");
 		CHECK(tracepoint_field(tp, ev.attr->config, ev.sample.raw,
-				       ev.sample.raw_size, "prev_pid", &v) == 0 &&
+				       ev.sample.raw_size, "prev_pid",
+				       &v) == 0 &&
 		      v == 8315, "field prev_pid");
 		CHECK(tracepoint_field(tp, ev.attr->config, ev.sample.raw,
-				       ev.sample.raw_size, "next_pid", &v) == 0 &&
+				       ev.sample.raw_size, "next_pid",
+				       &v) == 0 &&
 		      v == 8314, "field next_pid");
 		CHECK(tracepoint_field(tp, ev.attr->config, ev.sample.raw,
-				       ev.sample.raw_size, "prev_state", &v) == 0 &&
+				       ev.sample.raw_size, "prev_state",
+				       &v) == 0 &&
 		      v == 1, "field prev_state (S is 1)");
 		CHECK(tracepoint_field(tp, ev.attr->config, ev.sample.raw,
 				       ev.sample.raw_size, "prev_comm", &v) < 0,
