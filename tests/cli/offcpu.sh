@@ -25,6 +25,13 @@ check "... saying what to record" \
 	grep -q 'no sched:sched_switch samples, which --profile offcpu needs: record with perf record -e cpu-clock -e sched:sched_switch --switch-events --call-graph dwarf' "$T/nosw.err"
 check "... in one line" test "$(wc -l <"$T/nosw.err")" -eq 1
 
+for f in folded pprof script; do
+	"$RESTACK" convert -q --to $f "$TESTDATA/perf/tp-multi.data" -o "$T/d.$f"
+	"$RESTACK" convert -q --to $f --profile cpu \
+		"$TESTDATA/perf/tp-multi.data" -o "$T/c.$f"
+	same_file "$T/d.$f" "$T/c.$f" "--profile cpu: $f as without it"
+done
+
 # The fixture (sched_switch and cpu-clock samples, no switch records):
 # the intervals as tests/tools/offcpu_pair.awk pairs the dumped records.
 fx=$TESTDATA/perf/tp-multi.data
