@@ -46,8 +46,10 @@ static const char *const convert_usage[] = {
 	"                          build-ids after MAP names) or a major",
 	"                          version from 45; default: frame types",
 	"                          1-15, which 3.46 reads, with build-ids",
-	"      --pid               first frame 'comm-pid' (folded)",
-	"      --tid               first frame 'comm-pid/tid' (folded)",
+	"      --pid               first frame 'comm-pid' (folded; with a",
+	"                          value, --pid=LIST, a filter: see below)",
+	"      --tid               first frame 'comm-pid/tid' (folded; with a",
+	"                          value, --tid=LIST, a filter)",
 	"      --weight W          samples (default) or period",
 	"      --annotate          suffix frames: _[k] kernel, _[i] inlined,",
 	"                          _[j] JIT code; else how the frame was",
@@ -801,6 +803,42 @@ out:
 	return status;
 }
 
+/*
+ * --pid / --tid: with a value (--pid=LIST), perf script's filter; bare,
+ * stackcollapse-perf.pl's flag (pid or tid in folded frame names).  perf
+ * script's users write '--pid 123': a number list that is no file after
+ * the bare flag is that mistake.  Returns EXIT_OK or the exit status.
+ */
+static int convert_pid_option(struct run_opts *ro, struct folded_opts *fopts,
+			      bool tid, const char *arg, int argc,
+			      char **argv)
+{
+	const char *next = optind < argc ? argv[optind] : NULL;
+	struct stat st;
+	char msg[512];
+
+	if (arg) {
+		if (sfilter_add_ids(&ro->filter, tid, arg, msg,
+				    sizeof(msg)) < 0)
+			return cmd_usage_error(convert_usage, "convert: %s",
+					       msg);
+		return EXIT_OK;
+	}
+	if (next && *next && strspn(next, "0123456789,") == strlen(next) &&
+	    stat(next, &st) < 0)
+		return cmd_usage_error(convert_usage,
+			"convert: bare --%s puts %s in folded frame names; to "
+			"keep only samples of %s, write --%s=%s or --%ss %s",
+			tid ? "tid" : "pid", tid ? "the tid" : "the pid",
+			next, tid ? "tid" : "pid", next, tid ? "tid" : "pid",
+			next);
+	if (tid)
+		fopts->tid = true;
+	else
+		fopts->pid = true;
+	return EXIT_OK;
+}
+
 int cmd_convert(int argc, char **argv)
 {
 	struct option opts[64];
@@ -808,8 +846,8 @@ int cmd_convert(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "outdir", required_argument, NULL, OPT_OUTDIR },
 		{ "to", required_argument, NULL, OPT_TO },
-		{ "pid", no_argument, NULL, OPT_PID },
-		{ "tid", no_argument, NULL, OPT_TID },
+		{ "pid", optional_argument, NULL, OPT_PID },
+		{ "tid", optional_argument, NULL, OPT_TID },
 		{ "weight", required_argument, NULL, OPT_WEIGHT },
 		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
 		{ "stats", no_argument, NULL, OPT_STATS },
@@ -846,10 +884,11 @@ int cmd_convert(int argc, char **argv)
 			to = optarg;
 			break;
 		case OPT_PID:
-			fopts.pid = true;
-			break;
 		case OPT_TID:
-			fopts.tid = true;
+			rc = convert_pid_option(&ro, &fopts, c == OPT_TID,
+						optarg, argc, argv);
+			if (rc != EXIT_OK)
+				return rc;
 			break;
 		case OPT_WEIGHT:
 			if (!strcmp(optarg, "period"))

@@ -49,6 +49,10 @@ enum {
 	OPT_DWARF_CACHE,
 	OPT_NO_DWARF_CACHE,
 	OPT_PROFILE,
+	OPT_PID_FILTER,
+	OPT_TID_FILTER,
+	OPT_COMMS,
+	OPT_TIME,
 };
 
 /* -j / --jobs: accepted by every command that resolves samples. */
@@ -85,6 +89,14 @@ const struct option run_long_options[] = {
 	{ "offline", no_argument, NULL, OPT_OFFLINE },
 	{ "dwarf-cache", required_argument, NULL, OPT_DWARF_CACHE },
 	{ "no-dwarf-cache", no_argument, NULL, OPT_NO_DWARF_CACHE },
+	/* convert's own --pid / --tid come first: there a value is needed
+	 * (--pid=LIST), bare they name folded frames */
+	{ "pid", required_argument, NULL, OPT_PID_FILTER },
+	{ "tid", required_argument, NULL, OPT_TID_FILTER },
+	{ "pids", required_argument, NULL, OPT_PID_FILTER },
+	{ "tids", required_argument, NULL, OPT_TID_FILTER },
+	{ "comms", required_argument, NULL, OPT_COMMS },
+	{ "time", required_argument, NULL, OPT_TIME },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -97,6 +109,17 @@ const char *const run_usage_lines[] = {
 	"      --profile KIND      cpu (default), offcpu or wall: weights in",
 	"                          nanoseconds of waiting, or of wall-clock",
 	"                          time (docs/offcpu.md)",
+	"      --pids LIST         only samples of these processes (pids",
+	"                          separated by commas; also --pid=LIST)",
+	"      --tids LIST         only samples of these threads (also",
+	"                          --tid=LIST)",
+	"      --comms LIST        only samples of threads with these command",
+	"                          names at the sample (as perf script)",
+	"      --time RANGE        only samples in START,END (seconds, as",
+	"                          perf script prints them; either end may",
+	"                          be left out) or in percent of the capture:",
+	"                          10%/2 (the second tenth), 0%-25%; lists as",
+	"                          perf script's --time",
 	"      --no-inline         no frames for inlined functions",
 	"      --no-kernel         drop kernel frames",
 	"      --no-fp             never use a frame-pointer step where CFI is",
@@ -335,6 +358,24 @@ int run_parse_option(struct run_opts *o, int c, const char *arg)
 		}
 		o->stitch_memory = v;
 		return 1;
+	case OPT_PID_FILTER:
+	case OPT_TID_FILTER:
+	case OPT_COMMS:
+	case OPT_TIME: {
+		char msg[512];
+		int rc = c == OPT_COMMS ?
+			 sfilter_add_comms(&o->filter, arg, msg, sizeof(msg)) :
+			 c == OPT_TIME ?
+			 sfilter_set_time(&o->filter, arg, msg, sizeof(msg)) :
+			 sfilter_add_ids(&o->filter, c == OPT_TID_FILTER, arg,
+					 msg, sizeof(msg));
+
+		if (rc < 0) {
+			cmd_error("%s", msg);
+			return -1;
+		}
+		return 1;
+	}
 	default:
 		return 0;
 	}
@@ -832,8 +873,13 @@ static int run_pass(struct run *run, struct source *rd,
 
 	run_record_fn on_record = fn ? opts->on_record : NULL;
 
+	sfilter_names_release(&run->names);
 	while ((rc = source_next(rd, &ev)) > 0) {
+		bool want;
+
 		run_progress(run, &ev, false);
+		if (run->filtering && sfilter_names_event(&run->names, &ev) < 0)
+			goto oom;
 		if (!run_resolves(&ev)) {
 			if (on_record && on_record(opts->record_ctx, &ev,
 						   NULL) < 0)
@@ -847,7 +893,15 @@ static int run_pass(struct run *run, struct source *rd,
 			perfdata_map_ahead(source_perfdata(rd));
 			mapping_ahead = true;
 		}
-		if (ev.type == EVENT_SAMPLE && !run_want_sample(run, &ev)) {
+		want = ev.type != EVENT_SAMPLE || run_want_sample(run, &ev);
+		/* neither unwound nor written, of any event */
+		if (ev.type == EVENT_SAMPLE && run->filtering &&
+		    !sfilter_keep(&run->filter, &run->names, ev.pid, ev.tid,
+				  ev.time)) {
+			run->filtered += want;
+			continue;
+		}
+		if (!want) {
 			if (on_record && on_record(opts->record_ctx, &ev,
 						   NULL) < 0)
 				return -1;
@@ -914,7 +968,7 @@ static int run_begin_pass(struct run *run, enum resolve_pass pass)
 static int run_extra_pass(struct run *run, enum resolve_pass pass,
 			  run_sample_fn fn, void *ctx)
 {
-	uint64_t others = run->other_event_samples;
+	uint64_t others = run->other_event_samples, filtered = run->filtered;
 	struct source *rd;
 	struct err err;
 	int rc;
@@ -934,6 +988,7 @@ static int run_extra_pass(struct run *run, enum resolve_pass pass,
 		rc = run_pass(run, rd, fn, ctx);
 	source_close(rd);
 	run->other_event_samples = others;   /* counted in one pass only */
+	run->filtered = filtered;
 	run->passes++;
 	return rc;
 }
@@ -970,6 +1025,51 @@ static void run_jit_note(const struct run *run, const char *path)
 			 "its unwinding information to a jitdump");
 }
 
+/*
+ * --time in percent: the capture's first and last sample times, from its
+ * header as perf script takes them, else from a read of the file (a
+ * stream cannot be read twice).  0, or -1 after printing the error.
+ */
+static int run_filter_span(struct run *run, bool seekable)
+{
+	const struct perfdata_info *in = source_info(run->rd);
+	uint64_t first = UINT64_MAX, last = 0;
+	struct source *src;
+	struct event ev;
+	struct err err;
+	int rc;
+
+	if (in->has_sample_time) {
+		sfilter_set_span(&run->filter, in->first_sample_time,
+				 in->last_sample_time);
+		return 0;
+	}
+	if (!seekable) {
+		cmd_error("%s: --time '%s' needs the first and last sample "
+			  "times, which this stream's header does not give",
+			  run->path, run->filter.time_arg);
+		return -1;
+	}
+	src = source_open(run->path, &err);
+	if (!src) {
+		cmd_report_err(run->path, &err);
+		return -1;
+	}
+	while ((rc = source_next(src, &ev)) > 0) {
+		if (ev.type != EVENT_SAMPLE || ev.time == EVENT_NO_TIME)
+			continue;
+		first = MIN(first, ev.time);
+		last = MAX(last, ev.time);
+	}
+	if (rc < 0)
+		cmd_report_err(run->path, source_err(src));
+	source_close(src);
+	if (rc < 0)
+		return -1;
+	sfilter_set_span(&run->filter, first == UINT64_MAX ? 0 : first, last);
+	return 0;
+}
+
 int run_capture(struct run *run, const struct run_opts *opts,
 		const char *path, unsigned flags, run_sample_fn fn, void *ctx)
 {
@@ -990,6 +1090,11 @@ int run_capture(struct run *run, const struct run_opts *opts,
 	}
 	in = source_info(run->rd);
 	seekable = strcmp(path, "-") && in->file_size != UINT64_MAX;
+	run->filter = opts->filter;
+	run->filtering = !sfilter_empty(&run->filter);
+	if (sfilter_needs_span(&run->filter) &&
+	    run_filter_span(run, seekable) < 0)
+		return -1;
 	/*
 	 * Two passes over a regular file, so that a stack cut short before
 	 * the thread's outer frames were first seen is completed too: all
@@ -1079,6 +1184,7 @@ void run_free(struct run *run)
 	free(run->kallsyms_used);
 	a2lstate_release(&run->a2l);
 	free(run->a2l_frames);
+	sfilter_names_release(&run->names);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -1102,6 +1208,10 @@ void run_print_stats(const struct run *run, FILE *f)
 						  in->attrs[run->event_attr].name :
 						  "?");
 	fputc('\n', f);
+	if (run->filtering)
+		fprintf(f, "  filtered out     %llu samples of the event "
+			   "(--pid, --tid, --comms, --time)\n",
+			(unsigned long long)run->filtered);
 	fprintf(f, "  reached root     %llu (%.2f%%)\n",
 		(unsigned long long)st->end[END_ROOT],
 		run_pct(st->end[END_ROOT], st->samples));

@@ -11,6 +11,7 @@
 
 #include "cmd/lookup.h"
 #include "common/err.h"
+#include "common/sfilter.h"
 #include "common/stack.h"
 #include "formats/perfdata.h"
 #include "formats/source.h"
@@ -109,6 +110,9 @@ struct run_opts {
 	struct run_modcaches *modcaches; /* batch mode: kept across runs;
 					  * NULL: each run its own caches */
 	const struct run_sinks *sinks;   /* see run_sinks; NULL: none */
+	struct sfilter filter;           /* --pid=, --tid=, --comms, --time:
+					  * the samples kept (the others are
+					  * neither unwound nor written) */
 };
 
 #define RUN_OPTS_INIT { .min_coverage = -1 }
@@ -175,6 +179,11 @@ struct run {
 					  * order */
 	struct rframe *a2l_frames;       /* a sample's frames with those */
 	size_t alloc_a2l_frames;
+	struct sfilter filter;           /* opts->filter, --time's
+					  * percentages made times */
+	bool filtering;                  /* filter drops some samples */
+	struct sfilter_names names;      /* threads' names, this pass */
+	uint64_t filtered;               /* samples of the event dropped */
 };
 
 /* run_capture() flags */

@@ -84,6 +84,9 @@ struct run_worker {
 
 	uint64_t wanted;                /* samples of the event, this pass */
 	uint64_t other_event_samples;
+	uint64_t filtered;              /* samples of the event the run's
+					 * filter dropped (main pass) */
+	struct sfilter_names names;     /* for the run's filter, this pass */
 	size_t deferred;                /* by the FIRST pass */
 	struct err err;
 	bool read_failed;               /* err says why */
@@ -276,20 +279,34 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 	w->untracked = false;
 	w->seen = 0;
 	w->wanted = 0;
+	sfilter_names_release(&w->names);
 	while ((rc = source_next(src, &ev)) > 0) {
 		bool resolve = run_resolves(&ev);
 
 		if (shards_stopping(rs->sh) || w->oom)
 			return -1;
+		if (run->filtering &&
+		    sfilter_names_event(&w->names, &ev) < 0) {
+			w->oom = true;
+			return -1;
+		}
 		if (w->index == 0)
 			run_progress(run, &ev, false);
 		if (resolve && ev.type == EVENT_SAMPLE) {
 			unsigned idx = ev.attr ? ev.attr->index : 0;
 			int pw = run_shard_profile(w, idx);
+			bool want;
 
 			if (!pw && w->chosen < 0 && run_shard_event_ok(w, idx))
 				w->chosen = (int)idx;
-			if (pw > 0 || (!pw && (int)idx == w->chosen)) {
+			want = pw > 0 || (!pw && (int)idx == w->chosen);
+
+			if (want && run->filtering &&
+			    !sfilter_keep(&run->filter, &w->names, ev.pid,
+					  ev.tid, ev.time)) {
+				resolve = false;
+				w->filtered += main_pass;
+			} else if (want) {
 				w->wanted++;
 			} else {
 				resolve = false;
@@ -401,6 +418,8 @@ static int run_shard_finish(struct run_shard *rs, bool ok)
 		run->worker_samples[i] = w->res->stats.samples;
 		run->retried += w->deferred;
 		run->other_event_samples += w->other_event_samples;
+		run->filtered += w->filtered;
+		sfilter_names_release(&w->names);
 		if (i > 0 && w->own_ready) {
 			if (resolve_add_counts(&run->res, &w->own) < 0)
 				rc = -1;
