@@ -35,6 +35,10 @@ static const char *const convert_usage[] = {
 	"                          the input, '.data' dropped, the format's",
 	"                          extension added); one failed input does",
 	"                          not stop the others",
+	"      --split WHAT        with --outdir: one output per thread or",
+	"                          process (WHAT), named COMM-PID-TID.EXT or",
+	"                          COMM-PID.EXT (in DIR/NAME/ for several",
+	"                          inputs)",
 	"      --to FORMAT         folded, script, pprof, speedscope, firefox,",
 	"                          svg, perf or sysprof (default: from the",
 	"                          output's name: .folded, .txt, .script,",
@@ -72,6 +76,7 @@ enum {
 	OPT_OUTDIR,
 	OPT_TITLE,
 	OPT_SYSPROF_VERSION,
+	OPT_SPLIT,
 };
 
 static void convert_help(FILE *f)
@@ -595,8 +600,15 @@ static const char *convert_ext(enum convert_format fmt)
 	return ".folded";
 }
 
+enum convert_split {
+	SPLIT_NONE,
+	SPLIT_THREAD,
+	SPLIT_PROCESS,
+};
+
 /* What every input of one command shares. */
 struct convert_cfg {
+	enum convert_split split;       /* --split */
 	const struct run_opts *ro;
 	const struct folded_opts *fopts;
 	const char *title;      /* --title */
@@ -708,9 +720,12 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 	return status;
 }
 
-/* outdir/NAME.EXT for input in: NAME is in's last component less .data. */
+/*
+ * outdir/NAME.EXT for input in: NAME is in's last component less .data;
+ * no .EXT when split (a directory of outputs).
+ */
 static char *convert_outdir_name(const char *outdir, const char *in,
-				 enum convert_format fmt)
+				 enum convert_format fmt, bool split)
 {
 	const char *base = strrchr(in, '/');
 	size_t len;
@@ -721,12 +736,94 @@ static char *convert_outdir_name(const char *outdir, const char *in,
 	if (len > 5 && !strcmp(base + len - 5, ".data"))
 		len -= 5;
 	strbuf_addf(&sb, "%s/%.*s%s", outdir, (int)len, base,
-		    convert_ext(fmt));
+		    split ? "" : convert_ext(fmt));
 	if (sb.oom) {
 		strbuf_release(&sb);
 		return NULL;
 	}
 	return sb.buf;
+}
+
+/*
+ * A --split output's file name in sb: the command name with bytes other
+ * than letters, digits, '.', '_', '+' and '-' made '_' (a leading '.'
+ * too), then -PID, and -TID per thread.
+ */
+static void convert_part_name(struct strbuf *sb, const struct run_thread *t,
+			      bool thread)
+{
+	const char *c;
+
+	for (c = t->comm; *c; c++)
+		strbuf_addch(sb, (*c >= 'a' && *c <= 'z') ||
+				 (*c >= 'A' && *c <= 'Z') ||
+				 (*c >= '0' && *c <= '9') || *c == '_' ||
+				 *c == '+' || *c == '-' ||
+				 (*c == '.' && c != t->comm) ? *c : '_');
+	strbuf_addf(sb, "-%d", t->pid);
+	if (thread)
+		strbuf_addf(sb, "-%d", t->tid);
+}
+
+/*
+ * --split: converts each thread (or process) of in into dir as its own
+ * output, in the order of their first samples; each conversion keeps only
+ * its samples (the filters of cfg too).  Returns the input's status: the
+ * worst of its outputs'.
+ */
+static enum report_status convert_split(struct convert_cfg *cfg,
+					const char *in, const char *dir,
+					enum convert_format fmt,
+					char **inputs, int nr)
+{
+	bool thread = cfg->split == SPLIT_THREAD;
+	const struct run_opts *all = cfg->ro;
+	struct run_opts ro = *all;
+	enum report_status st = REPORT_OK, one;
+	struct strbuf path = STRBUF_INIT;
+	struct run_thread *t;
+	size_t i, nr_t;
+
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		cmd_error("cannot create '%s': %s", dir, strerror(errno));
+		report_add(&cfg->rep, in, dir, REPORT_FAILED, NULL, NULL);
+		return REPORT_FAILED;
+	}
+	if (run_list_threads(all, in, !thread, &t, &nr_t) < 0) {
+		report_add(&cfg->rep, in, dir, REPORT_FAILED, NULL, NULL);
+		return REPORT_FAILED;
+	}
+	if (!nr_t && !all->quiet)
+		cmd_error("note: %s: no samples to split", in);
+	cfg->ro = &ro;
+	for (i = 0; i < nr_t; i++) {
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s/", dir);
+		convert_part_name(&path, &t[i], thread);
+		strbuf_addstr(&path, convert_ext(fmt));
+		if (path.oom) {
+			cmd_error("out of memory");
+			st = REPORT_FAILED;
+			break;
+		}
+		if (outfile_is_input("convert", "output", path.buf, inputs,
+				     nr)) {
+			st = REPORT_FAILED;
+			continue;
+		}
+		ro.filter.split = true;
+		ro.filter.split_thread = thread;
+		ro.filter.split_pid = t[i].pid;
+		ro.filter.split_tid = t[i].tid;
+		one = convert_one(cfg, in, path.buf, fmt);
+		if (one == REPORT_FAILED || (one == REPORT_GATE &&
+					     st == REPORT_OK))
+			st = one;
+	}
+	cfg->ro = all;
+	strbuf_release(&path);
+	free(t);
+	return st;
 }
 
 /* Converts every input into outdir; returns the exit status. */
@@ -742,7 +839,10 @@ static int convert_batch(struct convert_cfg *cfg, const char *outdir,
 		return EXIT_BAD;
 	}
 	for (i = 0; i < nr; i++) {
-		outs[i] = convert_outdir_name(outdir, inputs[i], fmt);
+		/* --split: outdir itself for one input */
+		outs[i] = cfg->split && nr == 1 ? strdup(outdir) :
+			  convert_outdir_name(outdir, inputs[i], fmt,
+					      cfg->split);
 		if (!outs[i]) {
 			cmd_error("out of memory");
 			status = EXIT_BAD;
@@ -753,7 +853,8 @@ static int convert_batch(struct convert_cfg *cfg, const char *outdir,
 				"convert: --outdir needs named inputs, not '-'");
 			goto out;
 		}
-		if (outfile_is_input("convert", "output", outs[i], inputs,
+		if (!cfg->split &&
+		    outfile_is_input("convert", "output", outs[i], inputs,
 				     nr)) {
 			status = EXIT_USAGE;
 			goto out;
@@ -776,15 +877,19 @@ static int convert_batch(struct convert_cfg *cfg, const char *outdir,
 	 * the memory for that, each input has its own */
 	cfg->modcaches = calloc(1, sizeof(*cfg->modcaches));
 	for (i = 0; i < nr; i++) {
-		st[i] = convert_one(cfg, inputs[i], outs[i], fmt);
+		st[i] = cfg->split ?
+			convert_split(cfg, inputs[i], outs[i], fmt, inputs,
+				      nr) :
+			convert_one(cfg, inputs[i], outs[i], fmt);
 		if (st[i] == REPORT_FAILED)
 			status = EXIT_BAD;
 		else if (st[i] == REPORT_GATE && status == EXIT_OK)
 			status = EXIT_GATE;
 	}
 	if (!cfg->ro->quiet) {
-		cmd_error("converted %u of %u inputs into %s%s", cfg->rep.nr_ok +
-			  cfg->rep.nr_gate, cfg->rep.nr, outdir,
+		cmd_error("converted %u of %u %s into %s%s", cfg->rep.nr_ok +
+			  cfg->rep.nr_gate, cfg->rep.nr,
+			  cfg->split ? "outputs" : "inputs", outdir,
 			  cfg->rep.nr_failed ? "; failed:" : "");
 		for (i = 0; i < nr && cfg->rep.nr_failed; i++)
 			if (st[i] == REPORT_FAILED)
@@ -854,6 +959,7 @@ int cmd_convert(int argc, char **argv)
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "sysprof-version", required_argument, NULL,
 		  OPT_SYSPROF_VERSION },
+		{ "split", required_argument, NULL, OPT_SPLIT },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	struct run_opts ro = RUN_OPTS_INIT;
@@ -920,6 +1026,16 @@ int cmd_convert(int argc, char **argv)
 				"convert: --sysprof-version is 3.46 or a major "
 				"version from 45, not '%s'", optarg);
 		}
+		case OPT_SPLIT:
+			if (!strcmp(optarg, "thread"))
+				cfg.split = SPLIT_THREAD;
+			else if (!strcmp(optarg, "process"))
+				cfg.split = SPLIT_PROCESS;
+			else
+				return cmd_usage_error(convert_usage,
+					"convert: --split is thread or process, "
+					"not '%s'", optarg);
+			break;
 		case 'h':
 			convert_help(stdout);
 			return EXIT_OK;
@@ -943,6 +1059,10 @@ int cmd_convert(int argc, char **argv)
 		return cmd_usage_error(convert_usage,
 				       "convert: -o and --outdir exclude each "
 				       "other");
+	if (cfg.split && !outdir)
+		return cmd_usage_error(convert_usage,
+				       "convert: --split writes into --outdir "
+				       "DIR");
 	if (optind >= argc || (!outdir && optind != argc - 1))
 		return cmd_usage_error(convert_usage,
 				       outdir ? "convert: expected inputs" :

@@ -1030,9 +1030,9 @@ static void run_jit_note(const struct run *run, const char *path)
  * header as perf script takes them, else from a read of the file (a
  * stream cannot be read twice).  0, or -1 after printing the error.
  */
-static int run_filter_span(struct run *run, bool seekable)
+static int run_filter_span(struct sfilter *f, const char *path,
+			   const struct perfdata_info *in, bool seekable)
 {
-	const struct perfdata_info *in = source_info(run->rd);
 	uint64_t first = UINT64_MAX, last = 0;
 	struct source *src;
 	struct event ev;
@@ -1040,19 +1040,19 @@ static int run_filter_span(struct run *run, bool seekable)
 	int rc;
 
 	if (in->has_sample_time) {
-		sfilter_set_span(&run->filter, in->first_sample_time,
+		sfilter_set_span(f, in->first_sample_time,
 				 in->last_sample_time);
 		return 0;
 	}
 	if (!seekable) {
 		cmd_error("%s: --time '%s' needs the first and last sample "
 			  "times, which this stream's header does not give",
-			  run->path, run->filter.time_arg);
+			  path, f->time_arg);
 		return -1;
 	}
-	src = source_open(run->path, &err);
+	src = source_open(path, &err);
 	if (!src) {
-		cmd_report_err(run->path, &err);
+		cmd_report_err(path, &err);
 		return -1;
 	}
 	while ((rc = source_next(src, &ev)) > 0) {
@@ -1062,11 +1062,95 @@ static int run_filter_span(struct run *run, bool seekable)
 		last = MAX(last, ev.time);
 	}
 	if (rc < 0)
-		cmd_report_err(run->path, source_err(src));
+		cmd_report_err(path, source_err(src));
 	source_close(src);
 	if (rc < 0)
 		return -1;
-	sfilter_set_span(&run->filter, first == UINT64_MAX ? 0 : first, last);
+	sfilter_set_span(f, first == UINT64_MAX ? 0 : first, last);
+	return 0;
+}
+
+int run_list_threads(const struct run_opts *opts, const char *path,
+		     bool process, struct run_thread **out, size_t *nr)
+{
+	struct sfilter f = opts->filter;
+	struct sfilter_names names;
+	struct hashmap seen = HASHMAP_INIT;
+	const struct perfdata_info *in;
+	struct run_thread *t = NULL;
+	size_t n = 0, alloc = 0;
+	struct source *src;
+	struct event ev;
+	struct err err;
+	int chosen = -1, rc;
+
+	*out = NULL;
+	*nr = 0;
+	src = source_open(path, &err);
+	if (!src) {
+		cmd_report_err(path, &err);
+		return -1;
+	}
+	in = source_info(src);
+	f.split = false;
+	if (sfilter_needs_span(&f) &&
+	    run_filter_span(&f, path, in, in->file_size != UINT64_MAX) < 0) {
+		source_close(src);
+		return -1;
+	}
+	sfilter_names_init(&names);
+	while ((rc = source_next(src, &ev)) > 0) {
+		int idx = ev.attr ? (int)ev.attr->index : 0;
+		const char *comm;
+		uint64_t key;
+		void *v;
+		size_t i;
+
+		if (sfilter_names_event(&names, &ev) < 0)
+			goto oom;
+		if (ev.type != EVENT_SAMPLE)
+			continue;
+		/* the event run_capture() would choose */
+		if (chosen < 0 && run_event_named(opts, ev.attr ? ev.attr->name :
+								   NULL))
+			chosen = idx;
+		if (idx != chosen ||
+		    !sfilter_keep(&f, &names, ev.pid, ev.tid, ev.time))
+			continue;
+		key = (uint64_t)(uint32_t)ev.pid << 32 |
+		      (process ? 0 : (uint32_t)ev.tid);
+		if (hashmap_get(&seen, key, &v)) {
+			i = (size_t)(uintptr_t)v;
+		} else {
+			if (mem_grow(&t, &alloc, sizeof(*t), n + 1) < 0 ||
+			    hashmap_put(&seen, key, (void *)(uintptr_t)n) < 0)
+				goto oom;
+			i = n++;
+			t[i].pid = ev.pid;
+			t[i].tid = ev.tid;
+		}
+		comm = sfilter_names_get(&names, ev.tid);
+		if (comm)
+			snprintf(t[i].comm, sizeof(t[i].comm), "%s", comm);
+		else
+			snprintf(t[i].comm, sizeof(t[i].comm), ":%d", ev.tid);
+	}
+	if (rc < 0)
+		cmd_report_err(path, source_err(src));
+	goto out;
+oom:
+	cmd_error("%s: out of memory", path);
+	rc = -1;
+out:
+	hashmap_release(&seen);
+	sfilter_names_release(&names);
+	source_close(src);
+	if (rc < 0) {
+		free(t);
+		return -1;
+	}
+	*out = t;
+	*nr = n;
 	return 0;
 }
 
@@ -1093,7 +1177,7 @@ int run_capture(struct run *run, const struct run_opts *opts,
 	run->filter = opts->filter;
 	run->filtering = !sfilter_empty(&run->filter);
 	if (sfilter_needs_span(&run->filter) &&
-	    run_filter_span(run, seekable) < 0)
+	    run_filter_span(&run->filter, path, in, seekable) < 0)
 		return -1;
 	/*
 	 * Two passes over a regular file, so that a stack cut short before

@@ -200,6 +200,22 @@ int run_capture(struct run *run, const struct run_opts *opts,
 		const char *path, unsigned flags, run_sample_fn fn, void *ctx);
 void run_free(struct run *run);
 
+/*
+ * --split: reads path (its samples not unwound) for the threads (process:
+ * the processes) that have samples of the event run_capture() would use
+ * that opts->filter keeps, in the order of their first such sample, each
+ * with its command name at its last one (truncated to 63 bytes; process:
+ * its last sample's thread's).  *out (malloc'd, NULL when none) gets *nr
+ * of them.  Returns 0, or -1 after printing the error.
+ */
+struct run_thread {
+	int32_t pid, tid;
+	char comm[64];
+};
+
+int run_list_threads(const struct run_opts *opts, const char *path,
+		     bool process, struct run_thread **out, size_t *nr);
+
 /* The statistics report (`restack stats`, `convert --stats`). */
 void run_print_stats(const struct run *run, FILE *f);
 

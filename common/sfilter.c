@@ -242,7 +242,8 @@ int sfilter_set_time(struct sfilter *f, const char *s, char *msg, size_t n)
 
 bool sfilter_empty(const struct sfilter *f)
 {
-	return !f->nr_pids && !f->nr_tids && !f->nr_comms && !f->nr_time;
+	return !f->nr_pids && !f->nr_tids && !f->nr_comms && !f->nr_time &&
+	       !f->split;
 }
 
 void sfilter_set_span(struct sfilter *f, uint64_t first, uint64_t last)
@@ -351,6 +352,9 @@ static bool sfilter_time_ok(const struct sfilter *f, uint64_t time)
 bool sfilter_keep(const struct sfilter *f, const struct sfilter_names *t,
 		  int32_t pid, int32_t tid, uint64_t time)
 {
+	if (f->split && (pid != f->split_pid ||
+			 (f->split_thread && tid != f->split_tid)))
+		return false;
 	return (!f->nr_pids || sfilter_has_id(f->pids, f->nr_pids, pid)) &&
 	       (!f->nr_tids || sfilter_has_id(f->tids, f->nr_tids, tid)) &&
 	       (!f->nr_comms || sfilter_comm_ok(f, t, tid)) &&

@@ -48,6 +48,9 @@ struct sfilter {
 	bool percent;           /* ranges in percent: sfilter_set_span() */
 	bool span_set;
 	const char *time_arg;   /* --time as given, for messages */
+	/* --split: one process (split_pid), or one thread (and split_tid) */
+	bool split, split_thread;
+	int32_t split_pid, split_tid;
 };
 
 /*
