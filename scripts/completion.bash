@@ -6,8 +6,8 @@
 # `restack CMD --help`), so they are always that binary's; an option's
 # argument is completed by its name in the help: DIR directories, FILE
 # files, FORMAT the formats --to lists; --stitch, --weight, --profile and
-# --split
-# their values.  Anything else that is not an option completes as a file.
+# --split their values.  Anything else that is not an option completes
+# as a file.
 
 # _restack_run PROG ARGS...: PROG's output, or restack's on $PATH when
 # PROG (the word being completed, e.g. ./restack) does not run.
