@@ -1033,8 +1033,8 @@ int cmd_convert(int argc, char **argv)
 				cfg.split = SPLIT_PROCESS;
 			else
 				return cmd_usage_error(convert_usage,
-					"convert: --split is thread or process, "
-					"not '%s'", optarg);
+					"convert: --split is thread or "
+					"process, not '%s'", optarg);
 			break;
 		case 'h':
 			convert_help(stdout);

@@ -1111,8 +1111,8 @@ int run_list_threads(const struct run_opts *opts, const char *path,
 		if (ev.type != EVENT_SAMPLE)
 			continue;
 		/* the event run_capture() would choose */
-		if (chosen < 0 && run_event_named(opts, ev.attr ? ev.attr->name :
-								   NULL))
+		if (chosen < 0 &&
+		    run_event_named(opts, ev.attr ? ev.attr->name : NULL))
 			chosen = idx;
 		if (idx != chosen ||
 		    !sfilter_keep(&f, &names, ev.pid, ev.tid, ev.time))

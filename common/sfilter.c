@@ -132,7 +132,8 @@ static int sfilter_time_abs(struct sfilter *f, const char *s)
 			continue;
 		}
 		comma = memchr(p, ',', (size_t)(end - p));
-		if (!comma || memchr(comma + 1, ',', (size_t)(end - comma - 1)) ||
+		if (!comma ||
+		    memchr(comma + 1, ',', (size_t)(end - comma - 1)) ||
 		    f->nr_time == SFILTER_MAX_RANGES)
 			return -1;
 		r = &f->time[f->nr_time++];
@@ -256,8 +257,8 @@ void sfilter_set_span(struct sfilter *f, uint64_t first, uint64_t last)
 	for (i = 0; i < f->nr_time; i++) {
 		struct sfilter_range *r = &f->time[i];
 
-		/* as perf: the end is one ns before the next slice's start,
-		 * unless it is the last sample's time */
+		/* rounded as perf rounds; the end is one ns before the next
+		 * slice's start, unless it is the last sample's time */
 		r->start = first + (uint64_t)(r->pstart * (double)total + 0.5);
 		r->end = first + (uint64_t)(r->pend * (double)total + 0.5);
 		if (r->end > r->start && r->end != last)

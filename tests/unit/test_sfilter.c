@@ -144,8 +144,32 @@ static void test_time_pct(void)
 	      "text after %%");
 }
 
+static void test_split(void)
+{
+	struct sfilter f = { 0 };
+	struct sfilter_names n;
+	char msg[256];
+
+	sfilter_names_init(&n);
+	f.split = true;
+	f.split_pid = 0;
+	CHECK(!sfilter_empty(&f), "a split filter is not empty");
+	CHECK(sfilter_keep(&f, &n, 0, 0, 1) && sfilter_keep(&f, &n, 0, 3, 1),
+	      "one process: pid 0 (idle) is a process too");
+	CHECK(!sfilter_keep(&f, &n, 1, 0, 1), "another process dropped");
+	f.split_thread = true;
+	f.split_pid = 4;
+	f.split_tid = 5;
+	CHECK(sfilter_keep(&f, &n, 4, 5, 1) && !sfilter_keep(&f, &n, 4, 4, 1) &&
+	      !sfilter_keep(&f, &n, 6, 5, 1), "one thread: pid and tid");
+	sfilter_add_ids(&f, false, "7", msg, sizeof(msg));
+	CHECK(!sfilter_keep(&f, &n, 4, 5, 1), "and the other filters too");
+	sfilter_names_release(&n);
+}
+
 int main(void)
 {
+	test_split();
 	test_ids();
 	test_comms();
 	test_time_abs();
