@@ -13,7 +13,9 @@
 #   sqlite3  the sqlite3 shell building and sorting a 600000-row table:
 #            stacks deeper than the 8 KiB copy, so restack stitches
 #   large    the threaded program again, about 250000 samples (dwarf,2048:
-#            600 MB), recorded afresh each time and deleted afterwards
+#            600 MB), recorded afresh each time and deleted afterwards;
+#            also converted --to firefox (-j1, -j2: size, time, peak RSS,
+#            against perf script's time on it)
 # and times, on each, warm cache, best of 10 (5 for the large one):
 #   restack convert -j1 / -j2 / -j1 --no-inline -o x.folded
 #   restack convert -j1 with an empty DWARF cache (a first run: it inflates
@@ -53,6 +55,8 @@ perf_clean() {
 record() { # record NAME COMMAND...  ($CALL_GRAPH: the --call-graph value)
 	local name=$1
 	shift
+	# BENCH_SMALL=0: the large capture only
+	[ "$name" = large ] || [ "${BENCH_SMALL:-1}" != 0 ] || return 1
 	[ -s "$work/$name.data" ] && return 0
 	echo "bench: recording $name ..." >&2
 	(cd "$work" && perf_clean record -q -e cpu-clock -F 4000 \
@@ -166,6 +170,7 @@ row() {
 		${pp:+"$(clean "'$pp' --input '$d' --output /dev/null")"}
 	r0=${BEST[0]} r1=${BEST[1]} r2=${BEST[2]} rn=${BEST[3]} p=${BEST[4]}
 	s=${BEST[5]} q=${BEST[6]} f=${BEST[7]:-- 0}
+	PERF_SCRIPT_S=${s% *}
 	cmp -s "$work/$c.folded" "$work/$c.j2.folded" ||
 		echo "bench: $c: -j2 output differs from -j1!" >&2
 	set -- $r1 $r2 $rn $p $s $q $f
@@ -239,6 +244,20 @@ if [ "${BENCH_LARGE:-1}" != 0 ]; then
 			exit 1
 	fi
 	row large 5
+	# Firefox Profiler output of the same capture (perf script's time
+	# from the row above)
+	best 5 "$(clean "'$restack' convert -j1 '$work/large.data' -o '$work/large.json.gz'")" \
+		"$(clean "'$restack' convert -j2 '$work/large.data' -o '$work/large.j2.json.gz'")"
+	set -- ${BEST[0]} ${BEST[1]}
+	cmp -s "$work/large.json.gz" "$work/large.j2.json.gz" ||
+		echo "bench: large: -j2 Firefox output differs from -j1!" >&2
+	FIREFOX_LINE=$(printf 'large --to firefox: %d samples, %.1f MiB (.json.gz); -j1 %.3f s (%d MiB), -j2 %.3f s (%d MiB); perf script %.3f s: %s' \
+		"$("$restack" info "$work/large.data" | awk '/^samples / { print $2; exit }')" \
+		"$(du -k "$work/large.json.gz" | awk '{ print $1 / 1024 }')" \
+		"$1" $(($2 / 1024)) "$3" $(($4 / 1024)) "$PERF_SCRIPT_S" \
+		"$(ratio "$PERF_SCRIPT_S" "$1")")
+	echo
+	echo "$FIREFOX_LINE"
 	row_reread large 5
 	# The ceiling for -j2 here: two independent -j1 conversions at once
 	# against one.  On this kind of VM two busy vCPUs often deliver well
@@ -251,7 +270,8 @@ if [ "${BENCH_LARGE:-1}" != 0 ]; then
 	     "alone: $(fmt3 "${one% *}") s: this machine ran $(awk -v a="${one% *}" \
 	     -v b="${two% *}" 'BEGIN { printf "%.2f", 2 * a / b }')x the work" \
 	     "of one conversion on two threads (the ceiling for -j2 now)"
-	[ -n "${BENCH_KEEP:-}" ] || rm -f "$work/large.data" "$work"/large*.folded
+	[ -n "${BENCH_KEEP:-}" ] || rm -f "$work/large.data" "$work"/large*.folded \
+		"$work"/large*.json.gz
 fi
 rm -rf "$work/dwfirst"
 print_reread
@@ -271,5 +291,6 @@ them: as perf record's writes left them when this run recorded them
 (folios of 4-128 KiB); the second after reading them back from disk
 (folios of up to 2 MiB, mapped in fewer steps).  Captures and outputs are
 in $work
-(remove it to record afresh; BENCH_LARGE=0 skips the large capture).
+(remove it to record afresh; BENCH_LARGE=0 skips the large capture,
+BENCH_SMALL=0 the others).
 EOF
