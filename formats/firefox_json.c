@@ -674,8 +674,13 @@ int firefox_write(struct firefox *ff, int fd, struct err *err)
 	size_t i, j, end;
 
 	strbuf_init(&o.out);
-	/* 15 + 16: gzip wrapper, whose header has no time and no name */
-	if (o.gz && deflateInit2(&o.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED,
+	/*
+	 * 15 + 16: gzip wrapper, whose header has no time and no name.
+	 * Level 1: zlib's default (6) took a third of the conversion's CPU
+	 * time on make bench's large capture (0.36 s against 0.26), for a
+	 * file 14% smaller (0.92 MB against 1.07).
+	 */
+	if (o.gz && deflateInit2(&o.z, Z_BEST_SPEED, Z_DEFLATED,
 				 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "zlib deflateInit2");
 	if (ff->nr_threads > 1)
