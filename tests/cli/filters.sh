@@ -6,7 +6,9 @@
 # before its exec, named "sh".  The samples a filter must keep are worked
 # out from `restack dump` (sample times, pids and tids; names from COMM
 # and FORK records), and for --time in percent from `perf script --time`
-# (the same ranges must give the same samples).  For each filter:
+# (the same ranges must give the same samples; also on the capture
+# without its first and last sample times, and converted to sysprof).
+# For each filter:
 #   script: the unfiltered script output's samples of that set, byte for
 #     byte (-j1 and -j2);
 #   folded: those samples folded (tests/tools/collapse.py);
@@ -188,6 +190,19 @@ for r in "$t1,$t2" ",$t1" "$t2," "10%/2" "0%-25%,50%-75%" "25%" \
 	"$RESTACK" convert -q --time "$r" "$D" -o "$T/pk.script"
 	blocks "$T/pk.script" | cut -f 1 | sort >"$T/rk"
 	same_file "$T/pk" "$T/rk" "--time '$r': perf script's $(wc -l <"$T/pk") samples"
+done
+# without HEADER_SAMPLE_TIME (feature 21), and from a sysprof capture,
+# percentages are of the span the samples themselves give: the same here
+python3 "$TOP/tests/tools/drop_feature.py" "$D" "$T/nost.data" 21
+"$RESTACK" convert -q "$D" -o "$T/all.syscap"
+for r in "10%/2" "0%-25%,50%-75%"; do
+	perf_keys --time "$r" | sort >"$T/pk"
+	for in in nost.data all.syscap; do
+		"$RESTACK" convert -q --time "$r" "$T/$in" -o "$T/pk.script"
+		blocks "$T/pk.script" | cut -f 1 | sort >"$T/rk"
+		same_file "$T/pk" "$T/rk" \
+			"--time '$r' on $in: perf script's $(wc -l <"$T/pk") samples"
+	done
 done
 perf_keys --pid "$bpid" --comms busy --time 0%-50% >"$T/k.both"
 case_ pid_time "$T/k.both" --pid="$bpid" --comm busy --time 0%-50%
