@@ -156,6 +156,11 @@ case_() {
 	is "$w" "$n" "$name: stats counts those samples"
 	w=$(awk '$1 == "filtered" { print $3 }' "$T/$name.stats")
 	is "$w" "$((nr - n))" "$name: stats counts the others as filtered out"
+	w=$("$RESTACK" stats -q --stats-json - "$@" "$D" | python3 -c '
+import json, sys
+i = json.load(sys.stdin)["inputs"][0]
+print(i["samples"], i["filtered_samples"])')
+	is "$w" "$n $((nr - n))" "$name: --stats-json: samples, filtered_samples"
 }
 
 have_go=
