@@ -44,7 +44,8 @@ FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/fdout.c formats/pbuf.c formats/pprof.c formats/textesc.c \
 	formats/svg.c formats/speedscope.c formats/firefox.c \
 	formats/firefox_json.c \
-	formats/tracepoint.c
+	formats/tracepoint.c formats/pbufdec.c formats/profile.c \
+	formats/profile_pprof.c
 UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/symtree.c unwind/ksyms.c unwind/a2l.c unwind/a2l_index.c unwind/a2lstate.c \
 	unwind/symbolize.c unwind/aspace.c unwind/unwind.c unwind/resolve.c unwind/stitch.c \
 	unwind/jit.c unwind/symbundle.c unwind/x86insn.c unwind/ehhdr.c unwind/ehframe.c unwind/pool.c unwind/shards.c unwind/dwimage.c unwind/dwcache.c \
@@ -52,7 +53,7 @@ UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/s
 	unwind/gopclntab.c
 CMD_SRC = cmd/main.c cmd/info.c cmd/dump.c cmd/util.c cmd/run.c cmd/run_shard.c \
 	cmd/lookup.c cmd/outfile.c \
-	cmd/convert.c cmd/profile.c cmd/stats.c cmd/symbolize.c cmd/report.c
+	cmd/convert.c cmd/profile.c cmd/stats.c cmd/symbolize.c cmd/report.c cmd/profin.c
 
 LIB_SRC = $(COMMON_SRC) $(FORMATS_SRC) $(UNWIND_SRC)
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)

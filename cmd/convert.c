@@ -12,6 +12,7 @@
 #include "cmd/cmd.h"
 #include "cmd/outfile.h"
 #include "cmd/profile.h"
+#include "cmd/profin.h"
 #include "cmd/report.h"
 #include "cmd/run.h"
 #include "common/mem.h"
@@ -63,6 +64,11 @@ static const char *const convert_usage[] = {
 	"      --title TEXT        flame graph heading (svg; default",
 	"                          'Flame Graph'), profile name (speedscope)",
 	"      --stats             print the unwinding summary to stderr",
+	"      --from KIND         read inputs as folded, pprof or capture",
+	"                          (default: told by their contents)",
+	"      --sample-type NAME  pprof input: the sample type whose values",
+	"                          are the weights (default: the profile's",
+	"                          default, else its last)",
 	NULL,
 };
 
@@ -77,6 +83,8 @@ enum {
 	OPT_TITLE,
 	OPT_SYSPROF_VERSION,
 	OPT_SPLIT,
+	OPT_FROM,
+	OPT_SAMPLE_TYPE,
 };
 
 static void convert_help(FILE *f)
@@ -131,6 +139,9 @@ struct convert_out {
 	struct run *run;
 	const char *profile;         /* pprof_opts.profile */
 	bool text_done;              /* perfdata_writer_set_kernel_text() */
+	bool counts;                 /* a profile input to firefox output
+				      * weighted by samples: its counts are
+				      * the weights */
 };
 
 static int convert_flush(struct convert_out *o)
@@ -156,6 +167,12 @@ static int convert_add(void *ctx, const struct rsample *s)
 		return svg_add(o->svg, s);
 	if (o->fmt == FMT_SPEEDSCOPE)
 		return speedscope_add(o->ss, s);
+	if (o->fmt == FMT_FIREFOX && o->counts) {
+		struct rsample c = *s;
+
+		c.period = rsample_count(s);
+		return firefox_add(o->ff, &c);
+	}
 	if (o->fmt == FMT_FIREFOX)
 		return firefox_add(o->ff, s);
 	if (o->fmt == FMT_PERF || o->fmt == FMT_SYSPROF)
@@ -500,7 +517,7 @@ static int convert_writer_new(struct convert_out *o,
 
 		/* gzip unless the name ends ".json" (.firefox.json) */
 		o->ff = firefox_new(&(struct firefox_opts){
-			.period = fopts->period,
+			.period = fopts->period || o->counts,
 			.plain = n > 5 && !strcmp(o->path + n - 5, ".json") });
 		return o->ff ? 0 : -1;
 	}
@@ -617,6 +634,7 @@ struct convert_cfg {
 	struct report rep;
 	struct run_modcaches *modcaches; /* batch mode: modules kept from
 					  * input to input, or NULL */
+	struct profin_opts pin;  /* --from, --sample-type */
 };
 
 /*
@@ -641,6 +659,43 @@ static int convert_profile(struct run_opts *ro, struct run *run,
 }
 
 /*
+ * Converts the profile in (of kind) to out; adds the outcome to the
+ * report.  Returns the input's status (errors were printed).
+ */
+static enum report_status convert_profile_input(struct convert_cfg *cfg,
+						const char *in, const char *out,
+						enum convert_format fmt,
+						enum profile_kind kind)
+{
+	struct convert_out co = { .fd = -1, .fmt = fmt, .path = out,
+				  .file = { .fd = -1 },
+				  .counts = !cfg->fopts->period };
+	enum report_status status = REPORT_FAILED;
+	struct report_timing t;
+	int rc;
+
+	report_timing_start(&t);
+	strbuf_init(&co.sb);
+	if (convert_writer_new(&co, cfg->fopts, cfg->title, in) < 0) {
+		cmd_error("out of memory");
+		rc = -1;
+	} else {
+		rc = convert_open(&co);
+		if (rc == 0) {
+			rc = profin_read(&cfg->pin, kind, in, cfg->ro->quiet,
+					 convert_add, &co);
+			rc = convert_close(&co, rc == 0);
+		}
+	}
+	if (rc == 0)
+		status = REPORT_OK;
+	report_timing_end(&t);
+	report_add(&cfg->rep, in, out, status, NULL, &t);
+	convert_writer_free(&co);
+	return status;
+}
+
+/*
  * Converts in to out; adds the outcome to the report.  Returns the
  * input's status (errors were printed).
  */
@@ -654,9 +709,12 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 	struct run_opts ro = *cfg->ro;
 	struct report_timing t;
 	struct profile *prof = NULL;
+	enum profile_kind kind = profin_kind(&cfg->pin, in);
 	struct run run;
 	int rc;
 
+	if (kind != PROFILE_NONE)
+		return convert_profile_input(cfg, in, out, fmt, kind);
 	ro.modcaches = cfg->modcaches;
 	if (fmt == FMT_FOLDED && !ro.profile)
 		ro.sinks = &convert_folded_sinks;
@@ -960,6 +1018,8 @@ int cmd_convert(int argc, char **argv)
 		{ "sysprof-version", required_argument, NULL,
 		  OPT_SYSPROF_VERSION },
 		{ "split", required_argument, NULL, OPT_SPLIT },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "sample-type", required_argument, NULL, OPT_SAMPLE_TYPE },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	struct run_opts ro = RUN_OPTS_INIT;
@@ -1036,6 +1096,12 @@ int cmd_convert(int argc, char **argv)
 					"convert: --split is thread or "
 					"process, not '%s'", optarg);
 			break;
+		case OPT_FROM:
+		case OPT_SAMPLE_TYPE:
+			if (profin_option(&cfg.pin, c == OPT_FROM, optarg,
+					  "convert", convert_usage) < 0)
+				return EXIT_USAGE;
+			break;
 		case 'h':
 			convert_help(stdout);
 			return EXIT_OK;
@@ -1097,6 +1163,14 @@ int cmd_convert(int argc, char **argv)
 	     outfile_is_input("convert", "--stats-json file", ro.stats_json,
 			      argv + optind, argc - optind)))
 		return EXIT_USAGE;
+	if (fmt == FMT_PERF || fmt == FMT_SYSPROF) {
+		for (c = optind; c < argc; c++)
+			if (profin_kind(&cfg.pin, argv[c]) != PROFILE_NONE)
+				return cmd_usage_error(convert_usage,
+					"convert: '%s' is a profile: perf and "
+					"sysprof output need a capture",
+					argv[c]);
+	}
 	cfg.stats = stats;
 	report_init(&cfg.rep, ro.min_coverage, run_jobs(&ro));
 	if (outdir) {

@@ -133,6 +133,9 @@ struct rsample {
 	uint64_t time;
 	int32_t cpu;
 	uint64_t period;
+	uint64_t count;       /* samples it stands for: 0 means 1 (a
+			       * capture's); a profile input's line or
+			       * sample sums several (rsample_count()) */
 	unsigned attr;        /* index of the event */
 	const char *event;    /* event name */
 	uint8_t end;          /* enum end_reason */
@@ -142,5 +145,11 @@ struct rsample {
 	uint32_t nr_kernel;   /* the first nr_kernel frames are kernel */
 	struct rframe *frames;/* leaf first */
 };
+
+/* The samples s stands for: its count, 1 when that is 0. */
+static inline uint64_t rsample_count(const struct rsample *s)
+{
+	return s->count ? s->count : 1;
+}
 
 #endif

@@ -316,7 +316,7 @@ static struct folded_line *folded_line_add(struct folded *f, uint64_t w)
 
 int folded_add(struct folded *f, const struct rsample *s)
 {
-	uint64_t w = f->opts.period ? s->period : 1, rh;
+	uint64_t w = f->opts.period ? s->period : rsample_count(s), rh;
 	int32_t pid = f->opts.tid || f->opts.pid ? s->pid : 0;
 	int32_t tid = f->opts.tid ? s->tid : 0;
 	const char *marker = rsample_marker(s);

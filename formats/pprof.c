@@ -390,7 +390,7 @@ int pprof_add(struct pprof *p, const struct rsample *s)
 		if (smp->nr == nr && smp->pid == s->pid && smp->tid == s->tid &&
 		    smp->comm == comm &&
 		    !memcmp(smp->locs, p->stack, nr * sizeof(*p->stack))) {
-			smp->count++;
+			smp->count += rsample_count(s);
 			if (s->off_cpu)
 				smp->off_cpu += s->period;
 			else
@@ -405,7 +405,7 @@ int pprof_add(struct pprof *p, const struct rsample *s)
 	smp->tid = s->tid;
 	smp->comm = comm;
 	smp->marker = marker ? pp_name(p, end_reason_name(s->end)) : PP_NONE;
-	smp->count = 1;
+	smp->count = rsample_count(s);
 	smp->period = s->off_cpu ? 0 : s->period;
 	smp->off_cpu = s->off_cpu ? s->period : 0;
 	smp->nr = nr;

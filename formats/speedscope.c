@@ -188,7 +188,7 @@ static struct ss_thread *ss_thread(struct speedscope *ss,
 
 int speedscope_add(struct speedscope *ss, const struct rsample *s)
 {
-	uint64_t w = ss->opts.period ? s->period : 1;
+	uint64_t w = ss->opts.period ? s->period : rsample_count(s);
 	const char *marker = rsample_marker(s);
 	struct ss_thread *t;
 	size_t n = 0;

@@ -138,7 +138,7 @@ static enum svg_kind svg_entry_kind(const struct sym_loc *l, unsigned i,
 
 int svg_add(struct svg *g, const struct rsample *s)
 {
-	uint64_t w = g->opts.period ? s->period : 1;
+	uint64_t w = g->opts.period ? s->period : rsample_count(s);
 	const char *marker = rsample_marker(s);
 	uint32_t at, depth = 1, i;
 	size_t k;
@@ -151,7 +151,7 @@ int svg_add(struct svg *g, const struct rsample *s)
 		g->event = (uint32_t)ev;
 		g->any = true;
 	}
-	g->samples++;
+	g->samples += rsample_count(s);
 	g->nodes[0].total += w;
 	strbuf_reset(&g->buf);
 	strbuf_addstr(&g->buf, s->comm);

@@ -5,9 +5,9 @@
 # from the help of the restack being completed (`restack --help`,
 # `restack CMD --help`), so they are always that binary's; an option's
 # argument is completed by its name in the help: DIR directories, FILE
-# files, FORMAT the formats --to lists; --stitch, --weight, --profile and
-# --split their values.  Anything else that is not an option completes
-# as a file.
+# files, FORMAT the formats --to lists; --stitch, --weight, --profile,
+# --split and --from their values.  Anything else that is not an option
+# completes as a file.
 
 # _restack_run PROG ARGS...: PROG's output, or restack's on $PATH when
 # PROG (the word being completed, e.g. ./restack) does not run.
@@ -74,6 +74,7 @@ _restack_value()
 	--weight) _restack_reply -W "samples period" -- "$cur" ;;
 	--profile) _restack_reply -W "cpu offcpu wall" -- "$cur" ;;
 	--split) _restack_reply -W "thread process" -- "$cur" ;;
+	--from) _restack_reply -W "folded pprof capture" -- "$cur" ;;
 	*)
 		case $arg in
 		DIR)

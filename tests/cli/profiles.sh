@@ -1,0 +1,140 @@
+#!/bin/bash
+# profiles.sh - profiles as inputs of `restack convert`: folded stacks and
+# pprof read back to the stacks they were written from.  On captures
+# recorded here (threads: a library; prog: kernel frames; inline: inline
+# chains; deep: truncated and stitched stacks):
+#   capture -> folded -> folded, and --annotate, give the same bytes;
+#   capture -> folded --annotate -> svg equals capture -> svg (but the
+#     subtitle's event name, which folded stacks do not carry);
+#   capture -> pprof -> folded equals capture -> folded, by samples, by
+#     period, with --tid; and so does the pprof as `go tool pprof -proto`
+#     rewrites it (Go's encoder: other ids, order, string table);
+#   --sample-type picks the values; decimal weights are scaled.
+. "$(dirname "$0")/lib.sh"
+
+need_perf
+cc=$(command -v cc || command -v gcc) || skip_all "no C compiler"
+build_threads
+"$cc" -O2 -g -o "$T/inline" "$TESTDATA/src/inline.c" ||
+	skip_all "cannot build inline"
+"$cc" -O2 -g -fomit-frame-pointer -o "$T/deep" "$TESTDATA/src/deep.c" ||
+	skip_all "cannot build deep"
+have_go=
+if command -v go >/dev/null 2>&1 && go version >/dev/null 2>&1; then
+	have_go=1
+else
+	skip "go tool pprof -proto checks" "go is not installed (golang-go)"
+fi
+
+gopprof() {
+	mkdir -p "$T/gohome"
+	env HOME="$T/gohome" GOCACHE="$T/gohome/cache" GOPATH="$T/gohome/go" \
+		GOTOOLCHAIN=local PPROF_TMPDIR="$T/gohome/pprof" \
+		go tool pprof -symbolize=none "$@"
+}
+
+# conv IN OUT [OPTIONS...]: restack convert, stderr kept in $T/err.
+conv() {
+	local in=$1 out=$2
+	shift 2
+	restack_clean convert -q "$@" "$in" -o "$out" 2>"$T/err"
+}
+
+# roundtrip NAME [CONVERT OPTIONS...]: the checks above on $T/NAME.data.
+roundtrip() {
+	local n=$1 d=$T/$1.data
+	shift
+	conv "$d" "$T/$n.folded" "$@" && conv "$d" "$T/$n.ann.folded" --annotate "$@" &&
+		conv "$d" "$T/$n.svg" "$@" && conv "$d" "$T/$n.pb.gz" "$@" &&
+		conv "$d" "$T/$n.period.folded" --weight period "$@" &&
+		conv "$d" "$T/$n.tid.folded" --tid "$@" ||
+		{ fail "$n: convert the capture" "$(cat "$T/err")"; return; }
+	check "$n: the folded stacks are not empty" test -s "$T/$n.folded"
+
+	conv "$T/$n.folded" "$T/$n.f2.folded" &&
+		same_file "$T/$n.folded" "$T/$n.f2.folded" "$n: folded -> folded is the same" ||
+		fail "$n: convert folded" "$(cat "$T/err")"
+	conv "$T/$n.ann.folded" "$T/$n.ann2.folded" --annotate &&
+		same_file "$T/$n.ann.folded" "$T/$n.ann2.folded" "$n: folded --annotate -> folded --annotate is the same" ||
+		fail "$n: convert annotated folded" "$(cat "$T/err")"
+	conv "$T/$n.ann.folded" "$T/$n.f.svg" || fail "$n: folded -> svg" "$(cat "$T/err")"
+	same_file <(grep -v 'id="subtitle"' "$T/$n.svg") \
+		<(grep -v 'id="subtitle"' "$T/$n.f.svg") \
+		"$n: capture -> folded -> svg equals capture -> svg"
+
+	conv "$T/$n.pb.gz" "$T/$n.p.folded" &&
+		same_file "$T/$n.folded" "$T/$n.p.folded" "$n: capture -> pprof -> folded equals capture -> folded" ||
+		fail "$n: pprof -> folded" "$(cat "$T/err")"
+	conv "$T/$n.pb.gz" "$T/$n.p.period.folded" --weight period &&
+		same_file "$T/$n.period.folded" "$T/$n.p.period.folded" "$n: ... by period" ||
+		fail "$n: pprof -> folded by period" "$(cat "$T/err")"
+	conv "$T/$n.pb.gz" "$T/$n.p.tid.folded" --tid &&
+		same_file "$T/$n.tid.folded" "$T/$n.p.tid.folded" "$n: ... with --tid" ||
+		fail "$n: pprof -> folded --tid" "$(cat "$T/err")"
+	conv "$T/$n.pb.gz" "$T/$n.p.cpu.folded" --sample-type cpu &&
+		same_file "$T/$n.period.folded" "$T/$n.p.cpu.folded" "$n: --sample-type cpu weighs by period" ||
+		fail "$n: pprof --sample-type cpu" "$(cat "$T/err")"
+	if [ -n "$have_go" ]; then
+		if gopprof -proto "$T/$n.pb.gz" >"$T/$n.go.pb.gz" 2>"$T/go.err"; then
+			conv "$T/$n.go.pb.gz" "$T/$n.go.folded" --from pprof &&
+				same_file "$T/$n.folded" "$T/$n.go.folded" "$n: as go tool pprof -proto writes it, the same stacks" ||
+				fail "$n: go's pprof -> folded" "$(cat "$T/err")"
+		else
+			fail "$n: go tool pprof -proto" "$(cat "$T/go.err")"
+		fi
+	fi
+}
+
+if record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/threads.data" \
+	-- "$T/threads" 1000 >/dev/null; then
+	roundtrip threads
+else
+	fail "threads: perf record"
+fi
+# prog sleeps: kernel frames, when perf may record them
+build_prog
+if record -e cpu-clock -F 4000 --call-graph dwarf -o "$T/prog.data" \
+	-- "$T/prog" 300 >/dev/null; then
+	roundtrip prog
+	if grep -q '_\[k\] [0-9]*$' "$T/prog.ann.folded"; then
+		check "prog: kernel frames read back as kernel frames" \
+			grep -q '_\[k\] [0-9]*$' "$T/prog.ann2.folded"
+	else
+		skip "prog: kernel frames" "none recorded"
+	fi
+else
+	fail "prog: perf record"
+fi
+if record -e cpu-clock -F 4000 --call-graph dwarf -o "$T/inline.data" \
+	-- "$T/inline" 20000 >/dev/null; then
+	roundtrip inline
+	check "inline: inline frames read back as such" \
+		grep -q '_\[i\]' "$T/inline.ann2.folded"
+else
+	fail "inline: perf record"
+fi
+if record -e cpu-clock -F 2000 --call-graph dwarf,2048 -o "$T/deep.data" \
+	-- "$T/deep" 10000 >/dev/null; then
+	# (--no-inline: perf's names make libc's __libc_start_main_impl an
+	# inlined call that heads its frame, so annotated folded stacks
+	# cannot say that its frame was stitched)
+	roundtrip deep --no-inline
+	check "deep: stitched frames read back as such" \
+		grep -q '_\[s\]' "$T/deep.ann2.folded"
+	mv "$T/deep.data" "$T/deepoff.data"
+	roundtrip deepoff --stitch=off
+	check "deep --stitch=off: truncated stacks keep their marker" \
+		grep -q '^deep;\[truncated: window exhausted\];' "$T/deepoff.p.folded"
+else
+	fail "deep: perf record"
+fi
+
+# Decimal weights, comments, blank lines, CRLF; told apart by contents.
+printf '# a comment\nmain;a;b 1.5\r\n\nmain;a 0.25\nmain;c 2\n' >"$T/dec.txt"
+conv "$T/dec.txt" "$T/dec.folded" && 
+	is "$(cat "$T/dec.folded")" "$(printf 'main;a 25\nmain;a;b 150\nmain;c 200')" \
+		"decimal weights are scaled to integers" ||
+	fail "decimal weights" "$(cat "$T/err")"
+restack_clean convert "$T/dec.txt" -o "$T/dec.folded" 2>"$T/err"
+check "... with a note saying by how much" grep -q 'multiplied by 100' "$T/err"
+done_testing

@@ -1,0 +1,77 @@
+/*
+ * fuzz_profile.c - libFuzzer target for the profile readers
+ * (formats/profile.h): the bytes are read as a pprof profile (gzip or
+ * not) and as folded stacks, each with and without --sample-type, and
+ * every stack they give goes to the folded, pprof and svg writers, which
+ * are then encoded.  Built with tests/fuzz/replay.c for `make check`
+ * (corpus testdata/corpus/profile) and with -fsanitize=fuzzer by
+ * `make fuzz`.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/strbuf.h"
+#include "formats/folded.h"
+#include "formats/pprof.h"
+#include "formats/profile.h"
+#include "formats/svg.h"
+
+#include "tests/fuzz/fuzz_file.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fuzz_read(const char *path, enum profile_kind kind,
+		      const char *type)
+{
+	struct profile_opts o = { .kind = kind, .sample_type = type };
+	struct folded *fo = folded_new(&(struct folded_opts){
+		.annotate = true, .tid = true });
+	struct pprof *pp = pprof_new(NULL);
+	struct svg *g = svg_new(NULL);
+	struct strbuf out = STRBUF_INIT;
+	const struct rsample *s;
+	struct profile *p;
+	struct err err;
+	int fd;
+
+	p = profile_open(path, &o, &err);
+	while (p && fo && pp && g && profile_next(p, &s) > 0)
+		if (folded_add(fo, s) < 0 || pprof_add(pp, s) < 0 ||
+		    svg_add(g, s) < 0)
+			break;
+	fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0 && fo && pp && g) {
+		folded_write(fo, fd, &err);
+		svg_write(g, fd, &err);
+		pprof_encode(pp, &out);
+	}
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&out);
+	profile_close(p);
+	folded_free(fo);
+	pprof_free(pp);
+	svg_free(g);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char dir[] = "/tmp/fuzz_profile.XXXXXX", path[64];
+
+	if (!mkdtemp(dir))
+		return 0;
+	snprintf(path, sizeof(path), "%s/in", dir);
+	if (fuzz_write_file(path, data, size) == 0) {
+		profile_sniff(path);
+		fuzz_read(path, PROFILE_PPROF, NULL);
+		fuzz_read(path, PROFILE_PPROF, "samples");
+		fuzz_read(path, PROFILE_FOLDED, NULL);
+	}
+	unlink(path);
+	rmdir(dir);
+	return 0;
+}
