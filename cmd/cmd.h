@@ -24,6 +24,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 /* "restack: FILE+0xOFF: message" (or without the offset) on stderr. */
 void cmd_report_err(const char *file, const struct err *e);
@@ -40,6 +41,14 @@ int cmd_usage_error(const char *const *usage, const char *fmt, ...)
 
 /* Prints the usage lines to f. */
 void cmd_print_usage(FILE *f, const char *const *usage);
+
+/*
+ * Prints the usage lines to f but for the options named in skip (long
+ * names with their dashes, NULL-terminated): their lines and the lines
+ * that continue them.
+ */
+void cmd_print_usage_except(FILE *f, const char *const *usage,
+			    const char *const *skip);
 
 /* Writes the whole buffer to stdout; returns 0 or -1 (error printed). */
 int cmd_write_stdout(const char *buf, size_t len);

@@ -637,6 +637,15 @@ struct convert_cfg {
 	struct profin_opts pin;  /* --from, --sample-type */
 };
 
+/* pprof output of a pprof input: its chosen sample type and unit. */
+static void convert_profile_info(void *ctx, const struct profile_info *info)
+{
+	struct convert_out *o = ctx;
+
+	if (o->pp && info->type && info->unit)
+		(void)pprof_set_type(o->pp, info->type, info->unit);
+}
+
 /*
  * --profile offcpu|wall: the profile between the run and the writer in
  * *p, its records paired beforehand unless in is "-".  Returns 0, or -1
@@ -682,7 +691,10 @@ static enum report_status convert_profile_input(struct convert_cfg *cfg,
 	} else {
 		rc = convert_open(&co);
 		if (rc == 0) {
-			rc = profin_read(&cfg->pin, kind, in, cfg->ro->quiet,
+			struct profin_opts pin = cfg->pin;
+
+			pin.on_info = convert_profile_info;
+			rc = profin_read(&pin, kind, in, cfg->ro->quiet,
 					 convert_add, &co);
 			rc = convert_close(&co, rc == 0);
 		}

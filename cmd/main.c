@@ -30,6 +30,7 @@ static const struct cmd_entry commands[] = {
 	{ "info", cmd_info, "header, events, features, build-ids, record counts" },
 	{ "dump", cmd_dump, "one line per record, in time order" },
 	{ "symbolize", cmd_symbolize, "name addresses of an ELF file" },
+	{ "merge", cmd_merge, "sum captures or profiles into one profile" },
 };
 
 static void main_usage(FILE *f)

@@ -45,6 +45,8 @@ int profin_read(const struct profin_opts *o, enum profile_kind kind,
 		cmd_report_err(path, &err);
 		return -1;
 	}
+	if (o->on_info)
+		o->on_info(ctx, profile_info(p));
 	while ((rc = profile_next(p, &s)) > 0) {
 		if (fn(ctx, s) < 0) {
 			cmd_error("%s: out of memory", path);
@@ -63,4 +65,21 @@ int profin_read(const struct profin_opts *o, enum profile_kind kind,
 			  path, (unsigned long long)info->skipped);
 	profile_close(p);
 	return rc < 0 ? -1 : 0;
+}
+
+int profin_load(const struct profin_opts *o, const struct run_opts *ro,
+		const char *path, run_sample_fn fn, void *ctx,
+		const struct run_sinks *sinks)
+{
+	enum profile_kind kind = profin_kind(o, path);
+	struct run_opts r = *ro;
+	struct run run;
+	int rc;
+
+	if (kind != PROFILE_NONE)
+		return profin_read(o, kind, path, ro->quiet, fn, ctx);
+	r.sinks = sinks;
+	rc = run_capture(&run, &r, path, 0, fn, ctx);
+	run_free(&run);
+	return rc;
 }

@@ -15,6 +15,9 @@ struct profin_opts {
 	const char *from;          /* --from: folded, pprof, capture; NULL:
 				    * by contents */
 	const char *sample_type;   /* --sample-type NAME (pprof) */
+	/* optional: called with profin_read()'s ctx once a profile is
+	 * open, before its samples */
+	void (*on_info)(void *ctx, const struct profile_info *info);
 };
 
 /*
@@ -34,5 +37,14 @@ enum profile_kind profin_kind(const struct profin_opts *o, const char *path);
  */
 int profin_read(const struct profin_opts *o, enum profile_kind kind,
 		const char *path, bool quiet, run_sample_fn fn, void *ctx);
+
+/*
+ * Reads any input, a capture (unwound with ro, its samples summed:
+ * sinks as run_capture() takes them, or NULL) or a profile, passing every
+ * sample to fn.  Returns 0, or -1 after printing the error.
+ */
+int profin_load(const struct profin_opts *o, const struct run_opts *ro,
+		const char *path, run_sample_fn fn, void *ctx,
+		const struct run_sinks *sinks);
 
 #endif

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -63,4 +64,29 @@ int cmd_write_stdout(const char *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+void cmd_print_usage_except(FILE *f, const char *const *usage,
+			    const char *const *skip)
+{
+	bool skipping = false;
+	size_t i, j;
+
+	for (i = 0; usage[i]; i++) {
+		const char *t = usage[i] + strspn(usage[i], " ");
+
+		if (*t == '-') {
+			skipping = false;
+			for (j = 0; skip[j]; j++) {
+				const char *at = strstr(t, skip[j]);
+				char after = at ? at[strlen(skip[j])] : 'x';
+
+				if (at && (after == ' ' || after == '=' ||
+					   after == '\0'))
+					skipping = true;
+			}
+		}
+		if (!skipping)
+			fprintf(f, "%s\n", usage[i]);
+	}
 }

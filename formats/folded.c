@@ -78,6 +78,18 @@ void folded_free(struct folded *f)
 	free(f);
 }
 
+void folded_forget_locs(struct folded *f)
+{
+	/* the entries stay in the arena, and count against its bound */
+	hashmap_release(&f->raws);
+	hashmap_release(&f->names);
+}
+
+const struct folded_opts *folded_opts_of(const struct folded *f)
+{
+	return &f->opts;
+}
+
 uint64_t folded_count(const struct folded *f)
 {
 	return f->nr;

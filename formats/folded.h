@@ -58,6 +58,16 @@ int folded_write(struct folded *f, int fd, struct err *err);
 void folded_entry_name(struct strbuf *sb, const struct sym_loc *l,
 		       unsigned i, bool kernel);
 
+/*
+ * Forgets the symbol locations of the samples added so far (the lines
+ * stay): call it before adding samples of another input, whose locations
+ * may sit where freed ones were.
+ */
+void folded_forget_locs(struct folded *f);
+
+/* The options f was made with. */
+const struct folded_opts *folded_opts_of(const struct folded *f);
+
 /* Lines (distinct stacks) so far. */
 uint64_t folded_count(const struct folded *f);
 

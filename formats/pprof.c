@@ -119,7 +119,8 @@ struct pprof {
 	struct arena arena;       /* maps, funcs, locs, samples */
 	struct hashmap maps;      /* path id -> pp_map */
 	struct hashmap funcs;     /* name id << 32 | file id -> pp_func */
-	struct hashmap locs;      /* sym_loc or marker pointer -> pp_loc */
+	struct hashmap locs;      /* sym_loc pointer -> pp_loc */
+	struct hashmap markers;   /* marker (a constant) -> pp_loc */
 	struct hashmap loc_content; /* hash of a location's contents ->
 				   * pp_loc chain: symbol locations of
 				   * different symbolizers (workers) that say
@@ -129,6 +130,7 @@ struct pprof {
 	struct pp_loc **stack;    /* scratch: the sample's locations */
 	size_t stack_alloc;
 	uint32_t event;           /* the first sample's event name */
+	uint32_t type, unit;      /* pprof_set_type()'s, else PP_NONE */
 	bool any;
 	uint64_t t_min, t_max;
 };
@@ -150,6 +152,7 @@ struct pprof *pprof_new(const struct pprof_opts *opts)
 	if (opts)
 		p->opts = *opts;
 	p->event = PP_NONE;
+	p->type = p->unit = PP_NONE;
 	/* Id 0 is the empty string, as in the profile's string table. */
 	if (strtab_add(&p->names, "") < 0) {
 		free(p);
@@ -167,6 +170,7 @@ void pprof_free(struct pprof *p)
 	hashmap_release(&p->maps);
 	hashmap_release(&p->funcs);
 	hashmap_release(&p->locs);
+	hashmap_release(&p->markers);
 	hashmap_release(&p->loc_content);
 	hashmap_release(&p->samples);
 	free(p->map_v.v);
@@ -324,7 +328,7 @@ static struct pp_loc *pp_marker_get(struct pprof *p, const char *marker)
 	struct sym_entry e = { .name = marker };
 	void *v;
 
-	if (hashmap_get(&p->locs, (uint64_t)(uintptr_t)marker, &v))
+	if (hashmap_get(&p->markers, (uint64_t)(uintptr_t)marker, &v))
 		return v;
 	loc = arena_alloc(&p->arena, sizeof(*loc) + sizeof(loc->lines[0]));
 	if (!loc)
@@ -333,7 +337,7 @@ static struct pp_loc *pp_marker_get(struct pprof *p, const char *marker)
 	loc->nr_lines = 1;
 	loc->lines[0].fn = pp_func_get(p, &e);
 	if (loc->name == PP_NONE || !loc->lines[0].fn ||
-	    hashmap_put(&p->locs, (uint64_t)(uintptr_t)marker, loc) < 0 ||
+	    hashmap_put(&p->markers, (uint64_t)(uintptr_t)marker, loc) < 0 ||
 	    pp_push(&p->loc_v, loc) < 0)
 		return NULL;
 	return loc;
@@ -416,6 +420,18 @@ int pprof_add(struct pprof *p, const struct rsample *s)
 	    pp_push(&p->sample_v, smp) < 0)
 		return -1;
 	return 0;
+}
+
+void pprof_forget_locs(struct pprof *p)
+{
+	hashmap_release(&p->locs);
+}
+
+int pprof_set_type(struct pprof *p, const char *type, const char *unit)
+{
+	p->type = pp_name(p, type);
+	p->unit = pp_name(p, unit);
+	return p->type == PP_NONE || p->unit == PP_NONE ? -1 : 0;
 }
 
 /* --- numbering: sort everything, give out ids 1, 2, ... ------------- */
@@ -677,6 +693,9 @@ int pprof_encode(struct pprof *p, struct strbuf *out)
 	if (p->opts.profile) {
 		type = "cpu";
 		unit = "nanoseconds";
+	} else if (p->type != PP_NONE && p->unit != PP_NONE) {
+		type = strtab_str(&p->names, p->type);
+		unit = strtab_str(&p->names, p->unit);
 	}
 	pp_value_type(&e, out, PP_PROFILE_SAMPLE_TYPE, "samples", "count");
 	pp_value_type(&e, out, PP_PROFILE_SAMPLE_TYPE, type, unit);

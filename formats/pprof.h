@@ -43,6 +43,20 @@ void pprof_free(struct pprof *p);
 /* Adds one sample (copying what it needs).  0, or -1 out of memory. */
 int pprof_add(struct pprof *p, const struct rsample *s);
 
+/*
+ * The second sample type's name and unit (copied), instead of the ones
+ * the first sample's event gives (a profile input's chosen type).  0, or
+ * -1 when out of memory.
+ */
+int pprof_set_type(struct pprof *p, const char *type, const char *unit);
+
+/*
+ * Forgets the symbol locations of the samples added so far (what they
+ * said stays): call it before adding samples of another input, whose
+ * locations may sit where freed ones were.
+ */
+void pprof_forget_locs(struct pprof *p);
+
 /* Writes the gzip-compressed profile to fd.  0, or -1 with *err. */
 int pprof_write(struct pprof *p, int fd, struct err *err);
 
