@@ -14,7 +14,8 @@
 /* Exit statuses (README.md, "Exit status"). */
 enum {
 	EXIT_OK = 0,
-	EXIT_GATE = 1,   /* output written, but a --min-coverage gate failed */
+	EXIT_GATE = 1,   /* output written, but a --min-coverage or
+			  * --fail-above gate failed */
 	EXIT_BAD = 2,    /* the input could not be read or converted */
 	EXIT_USAGE = 64, /* bad command line */
 };
@@ -25,6 +26,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* "restack: FILE+0xOFF: message" (or without the offset) on stderr. */
 void cmd_report_err(const char *file, const struct err *e);

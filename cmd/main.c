@@ -31,6 +31,7 @@ static const struct cmd_entry commands[] = {
 	{ "dump", cmd_dump, "one line per record, in time order" },
 	{ "symbolize", cmd_symbolize, "name addresses of an ELF file" },
 	{ "merge", cmd_merge, "sum captures or profiles into one profile" },
+	{ "diff", cmd_diff, "how one capture or profile differs from another" },
 };
 
 static void main_usage(FILE *f)
@@ -42,7 +43,8 @@ static void main_usage(FILE *f)
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'restack <command> --help' describes a command's options.\n"
-		   "\nExit status: 0 ok; 1 output written but a --min-coverage gate failed;\n"
+		   "\nExit status: 0 ok; 1 output written but a --min-coverage or "
+		   "--fail-above\ngate failed; "
 		   "2 the input could not be read or converted; 64 bad usage.\n");
 }
 

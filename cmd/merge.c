@@ -240,6 +240,7 @@ int cmd_merge(int argc, char **argv)
 			break;
 		}
 	}
+	rc = 0;   /* (run_parse_option()'s 1) */
 	if (ro.stats_json || ro.min_coverage >= 0)
 		return cmd_usage_error(merge_usage, "merge: --stats-json and "
 				       "--min-coverage are convert's and "

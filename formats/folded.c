@@ -78,6 +78,22 @@ void folded_free(struct folded *f)
 	free(f);
 }
 
+int folded_each(const struct folded *f,
+		int (*fn)(void *ctx, const char *text, size_t len,
+			  uint64_t count), void *ctx)
+{
+	const struct folded_line *l;
+	size_t pos = 0;
+	void *v;
+	int rc;
+
+	while (hashmap_iter(&f->lines, &pos, NULL, &v))
+		for (l = v; l; l = l->next)
+			if ((rc = fn(ctx, l->text, l->len, l->count)))
+				return rc;
+	return 0;
+}
+
 void folded_forget_locs(struct folded *f)
 {
 	/* the entries stay in the arena, and count against its bound */

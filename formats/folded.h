@@ -65,6 +65,15 @@ void folded_entry_name(struct strbuf *sb, const struct sym_loc *l,
  */
 void folded_forget_locs(struct folded *f);
 
+/*
+ * Calls fn with every line's text (without its count, not
+ * NUL-terminated) and count, in no particular order, until fn returns
+ * non-zero; returns that, or 0.
+ */
+int folded_each(const struct folded *f,
+		int (*fn)(void *ctx, const char *text, size_t len,
+			  uint64_t count), void *ctx);
+
 /* The options f was made with. */
 const struct folded_opts *folded_opts_of(const struct folded *f);
 

@@ -103,6 +103,7 @@ struct pp_sample {
 				   * truncated stack, else PP_NONE */
 	uint64_t count, period;
 	uint64_t off_cpu;         /* periods of off-CPU samples (profile) */
+	bool base;                /* pprof_add_base(): written negative */
 	uint32_t nr;
 	struct pp_loc *locs[];    /* leaf first */
 };
@@ -355,7 +356,19 @@ static uint64_t pp_sample_hash(struct pp_loc *const *locs, uint32_t nr,
 	return h;
 }
 
+static int pp_add(struct pprof *p, const struct rsample *s, bool base);
+
 int pprof_add(struct pprof *p, const struct rsample *s)
+{
+	return pp_add(p, s, false);
+}
+
+int pprof_add_base(struct pprof *p, const struct rsample *s)
+{
+	return pp_add(p, s, true);
+}
+
+static int pp_add(struct pprof *p, const struct rsample *s, bool base)
 {
 	const char *marker = rsample_marker(s);
 	uint32_t nr = 0, i, comm = pp_name(p, s->comm);
@@ -387,12 +400,12 @@ int pprof_add(struct pprof *p, const struct rsample *s)
 		if (!p->stack[nr++])
 			return -1;
 	}
-	h = pp_sample_hash(p->stack, nr, s->pid, s->tid, comm);
+	h = pp_sample_hash(p->stack, nr, s->pid, s->tid, comm) ^ base;
 	if (hashmap_get(&p->samples, h, &v))
 		first = v;
 	for (smp = first; smp; smp = smp->next) {
 		if (smp->nr == nr && smp->pid == s->pid && smp->tid == s->tid &&
-		    smp->comm == comm &&
+		    smp->comm == comm && smp->base == base &&
 		    !memcmp(smp->locs, p->stack, nr * sizeof(*p->stack))) {
 			smp->count += rsample_count(s);
 			if (s->off_cpu)
@@ -410,6 +423,7 @@ int pprof_add(struct pprof *p, const struct rsample *s)
 	smp->comm = comm;
 	smp->marker = marker ? pp_name(p, end_reason_name(s->end)) : PP_NONE;
 	smp->count = rsample_count(s);
+	smp->base = base;
 	smp->period = s->off_cpu ? 0 : s->period;
 	smp->off_cpu = s->off_cpu ? s->period : 0;
 	smp->nr = nr;
@@ -498,6 +512,8 @@ static int pp_sample_cmp(const void *a, const void *b, void *names)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
+	if (x->base != y->base)
+		return x->base ? 1 : -1;
 	return pp_strcmp(names, x->comm, y->comm);
 }
 
@@ -582,6 +598,9 @@ static void pp_sample_enc(struct pp_enc *e, struct strbuf *out,
 				       s->period + s->off_cpu };
 	uint32_t i, done = 0;
 
+	if (s->base)   /* int64 values, two's complement as varints */
+		for (i = 0; i < ARRAY_SIZE(vals); i++)
+			vals[i] = (uint64_t)-(int64_t)vals[i];
 	strbuf_reset(&e->msg);
 	/* Location ids, leaf first, packed in batches (one packed field
 	 * may repeat: decoders concatenate them). */
@@ -600,6 +619,8 @@ static void pp_sample_enc(struct pp_enc *e, struct strbuf *out,
 	pp_label(e, "tid", NULL, s->tid);
 	if (s->marker != PP_NONE)
 		pp_label(e, "truncated", strtab_str(names, s->marker), 0);
+	if (s->base)
+		pp_label(e, "pprof::base", "true", 0);
 	e->oom |= e->msg.oom;
 	pbuf_bytes(out, PP_PROFILE_SAMPLE, e->msg.buf, e->msg.len);
 }

@@ -44,6 +44,13 @@ void pprof_free(struct pprof *p);
 int pprof_add(struct pprof *p, const struct rsample *s);
 
 /*
+ * Adds one sample of a difference's base: written with negated values and
+ * the label pprof::base=true, as `go tool pprof -diff_base` merges a base
+ * profile into the one it compares.  0, or -1 when out of memory.
+ */
+int pprof_add_base(struct pprof *p, const struct rsample *s);
+
+/*
  * The second sample type's name and unit (copied), instead of the ones
  * the first sample's event gives (a profile input's chosen type).  0, or
  * -1 when out of memory.

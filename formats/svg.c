@@ -48,6 +48,7 @@ struct svg_node {
 	uint32_t first, next;   /* first child, next sibling; 0: none */
 	uint64_t total;         /* weight of the samples through it */
 	uint64_t stitched;      /* of which its frame was stitched */
+	uint64_t base;          /* diff: the base profile's weight */
 };
 
 struct svg {
@@ -62,6 +63,7 @@ struct svg {
 	bool any;
 	uint32_t max_depth;
 	uint64_t samples;
+	double max_delta;       /* diff: the largest change, for colours */
 };
 
 struct svg *svg_new(const struct svg_opts *opts)
@@ -136,23 +138,20 @@ static enum svg_kind svg_entry_kind(const struct sym_loc *l, unsigned i,
 	return SVG_USER;
 }
 
-int svg_add(struct svg *g, const struct rsample *s)
+/* Adds s's weight w to its nodes' totals, or their base weights. */
+static int svg_walk(struct svg *g, const struct rsample *s, uint64_t w,
+		    bool base)
 {
-	uint64_t w = g->opts.period ? s->period : rsample_count(s);
 	const char *marker = rsample_marker(s);
 	uint32_t at, depth = 1, i;
 	size_t k;
 
-	if (!g->any) {
-		int64_t ev = strtab_add(&g->names, s->event ? s->event : "");
-
-		if (ev < 0)
-			return -1;
-		g->event = (uint32_t)ev;
-		g->any = true;
+	if (base) {
+		g->nodes[0].base += w;
+	} else {
+		g->samples += rsample_count(s);
+		g->nodes[0].total += w;
 	}
-	g->samples += rsample_count(s);
-	g->nodes[0].total += w;
 	strbuf_reset(&g->buf);
 	strbuf_addstr(&g->buf, s->comm);
 	for (k = 0; k < g->buf.len; k++)
@@ -161,14 +160,14 @@ int svg_add(struct svg *g, const struct rsample *s)
 	at = svg_child(g, 0, SVG_THREAD);
 	if (!at)
 		return -1;
-	g->nodes[at].total += w;
+	*(base ? &g->nodes[at].base : &g->nodes[at].total) += w;
 	if (marker) {
 		strbuf_reset(&g->buf);
 		strbuf_addstr(&g->buf, marker);
 		at = svg_child(g, at, SVG_MARKER);
 		if (!at)
 			return -1;
-		g->nodes[at].total += w;
+		*(base ? &g->nodes[at].base : &g->nodes[at].total) += w;
 		depth++;
 	}
 	for (i = s->nr_frames; i-- > 0;) {
@@ -184,14 +183,39 @@ int svg_add(struct svg *g, const struct rsample *s)
 							      kernel));
 			if (!at)
 				return -1;
+			if (base) {
+				g->nodes[at].base += w;
+				continue;
+			}
 			g->nodes[at].total += w;
 			if (fr->origin == FRAME_STITCHED)
 				g->nodes[at].stitched += w;
 			depth++;
 		}
 	}
-	g->max_depth = MAX(g->max_depth, depth);
+	if (!base)
+		g->max_depth = MAX(g->max_depth, depth);
 	return 0;
+}
+
+int svg_add_base(struct svg *g, const struct rsample *s)
+{
+	return svg_walk(g, s, g->opts.period ? s->period : rsample_count(s),
+			true);
+}
+
+int svg_add(struct svg *g, const struct rsample *s)
+{
+	if (!g->any) {
+		int64_t ev = strtab_add(&g->names, s->event ? s->event : "");
+
+		if (ev < 0)
+			return -1;
+		g->event = (uint32_t)ev;
+		g->any = true;
+	}
+	return svg_walk(g, s, g->opts.period ? s->period : rsample_count(s),
+			false);
 }
 
 /* --- drawing ---------------------------------------------------------- */
@@ -231,6 +255,36 @@ static void svg_colour(struct strbuf *sb, enum svg_kind kind,
 		c[i] = pal[kind].base[i] + pal[kind].span[i] * v / 255;
 	}
 	strbuf_addf(sb, "rgb(%u,%u,%u)", c[0], c[1], c[2]);
+}
+
+/*
+ * A differential graph's change at n: of its share of the total, new
+ * less base, in percentage points; with opts.absolute, of its weight, in
+ * percent of the new total.
+ */
+static double svg_delta(const struct svg *g, const struct svg_node *n)
+{
+	double all = (double)g->nodes[0].total, base = (double)g->nodes[0].base;
+	double t = (double)n->total, b = (double)n->base;
+
+	if (g->opts.absolute)
+		return all > 0 ? 100.0 * (t - b) / all : 0;
+	return (all > 0 ? 100.0 * t / all : 0) -
+	       (base > 0 ? 100.0 * b / base : 0);
+}
+
+/* Red for growth, blue for shrinkage, by the change's share of the most. */
+static void svg_diff_colour(struct strbuf *sb, double delta, double most)
+{
+	double v = most > 0 ? delta / most : 0;
+	unsigned c = (unsigned)(210.0 * (v < 0 ? -v : v) + 0.5);
+
+	if (c > 210)
+		c = 210;
+	if (v >= 0)
+		strbuf_addf(sb, "rgb(255,%u,%u)", 255 - c, 255 - c);
+	else
+		strbuf_addf(sb, "rgb(%u,%u,255)", 255 - c, 255 - c);
 }
 
 struct svg_draw {
@@ -311,9 +365,19 @@ static void svg_frame(struct svg_draw *d, const struct svg_node *n,
 	if (n->stitched)
 		strbuf_addf(o, ", stitched %.2f%%",
 			    100.0 * (double)n->stitched / (double)n->total);
+	if (d->g->opts.diff)
+		strbuf_addf(o, "\nbase %llu %s, %.2f%%; %+.2f %s",
+			    (unsigned long long)n->base, d->unit,
+			    d->g->nodes[0].base ? 100.0 * (double)n->base /
+			    (double)d->g->nodes[0].base : 0.0,
+			    svg_delta(d->g, n), d->g->opts.absolute ?
+			    "% of the total" : "pp");
 	strbuf_addf(o, "</title><rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" "
 		    "height=\"%u\" fill=\"", left, y, px, SVG_FRAME_H - 1);
-	svg_colour(o, kind, name);
+	if (d->g->opts.diff)
+		svg_diff_colour(o, svg_delta(d->g, n), d->g->max_delta);
+	else
+		svg_colour(o, kind, name);
 	strbuf_addf(o, "\" rx=\"2\"/><text x=\"%.1f\" y=\"%.1f\">",
 		    left + 3, y + 10.5);
 	svg_label(o, name, px);
@@ -352,8 +416,20 @@ static void svg_tree(struct svg_draw *d, uint32_t idx, uint32_t depth,
 	free(kids);
 }
 
-static void svg_legend(struct strbuf *o)
+static void svg_legend(struct strbuf *o, bool diff)
 {
+	if (diff) {
+		strbuf_addf(o, "<rect x=\"%u\" y=\"52\" width=\"12\" "
+			    "height=\"12\" rx=\"2\" fill=\"rgb(255,45,45)\"/>"
+			    "<text x=\"%u\" y=\"62\">grew</text>\n"
+			    "<rect x=\"%u\" y=\"52\" width=\"12\" "
+			    "height=\"12\" rx=\"2\" fill=\"rgb(45,45,255)\"/>"
+			    "<text x=\"%u\" y=\"62\">shrank (widths: the new "
+			    "profile)</text>\n", SVG_XPAD, SVG_XPAD + 16,
+			    SVG_XPAD + 70, SVG_XPAD + 86);
+		return;
+	}
+
 	static const struct {
 		enum svg_kind kind;
 		const char *label;
@@ -492,6 +568,16 @@ int svg_write(struct svg *g, int fd, struct err *err)
 	const char *event = g->any ? strtab_str(&g->names, g->event) : "";
 
 	d.unit = g->opts.period ? "period" : "samples";
+	if (g->opts.diff) {
+		size_t i;
+
+		g->max_delta = 0;
+		for (i = 1; i < g->nr; i++) {
+			double v = svg_delta(g, &g->nodes[i]);
+
+			g->max_delta = MAX(g->max_delta, v < 0 ? -v : v);
+		}
+	}
 	d.height = SVG_TOP + (g->max_depth + 1) * SVG_FRAME_H + SVG_BOTTOM;
 	d.scale = all ? (double)(SVG_WIDTH - 2 * SVG_XPAD) / (double)all : 0;
 	strbuf_addf(&out,
@@ -523,7 +609,7 @@ int svg_write(struct svg *g, int fd, struct err *err)
 		strbuf_addf(&out, ", widths by period (total %llu)",
 			    (unsigned long long)all);
 	strbuf_addstr(&out, "</text>\n");
-	svg_legend(&out);
+	svg_legend(&out, g->opts.diff);
 	strbuf_addf(&out,
 		"<text id=\"unzoom\" x=\"%u\" y=\"24\">Reset zoom</text>\n"
 		"<text id=\"search\" x=\"%u\" y=\"24\">Search</text>\n"

@@ -29,6 +29,8 @@
 struct svg_opts {
 	bool period;          /* widths from periods instead of samples */
 	const char *title;    /* heading; NULL: "Flame Graph" (copied) */
+	bool diff;            /* a differential flame graph (svg_add_base) */
+	bool absolute;        /* ... comparing raw weights, not shares */
 };
 
 struct svg;
@@ -38,6 +40,15 @@ void svg_free(struct svg *g);
 
 /* Adds one sample.  Returns 0, or -1 when out of memory. */
 int svg_add(struct svg *g, const struct rsample *s);
+
+/*
+ * Adds one sample of the base profile of a differential flame graph
+ * (opts.diff): widths stay those of the samples svg_add() adds, the new
+ * profile's; a frame is red by how much its share of the total grew from
+ * the base's to the new's (or its weight, opts.absolute), blue by how
+ * much it shrank, white when the same.  0, or -1 when out of memory.
+ */
+int svg_add_base(struct svg *g, const struct rsample *s);
 
 /* Writes the SVG document to fd.  Returns 0, or -1 with *err filled. */
 int svg_write(struct svg *g, int fd, struct err *err);
