@@ -45,7 +45,7 @@ FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/svg.c formats/speedscope.c formats/firefox.c \
 	formats/firefox_json.c \
 	formats/tracepoint.c formats/pbufdec.c formats/profile.c \
-	formats/profile_pprof.c
+	formats/profile_pprof.c formats/profile_chrome.c
 UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/symtree.c unwind/ksyms.c unwind/a2l.c unwind/a2l_index.c unwind/a2lstate.c \
 	unwind/symbolize.c unwind/aspace.c unwind/unwind.c unwind/resolve.c unwind/stitch.c \
 	unwind/jit.c unwind/symbundle.c unwind/x86insn.c unwind/ehhdr.c unwind/ehframe.c unwind/pool.c unwind/shards.c unwind/dwimage.c unwind/dwcache.c \

@@ -14,7 +14,7 @@ int profin_option(struct profin_opts *o, bool from, const char *arg,
 		return 0;
 	}
 	if (strcmp(arg, "capture") && profile_kind_named(arg) == PROFILE_NONE) {
-		cmd_usage_error(usage, "%s: --from is folded, pprof or "
+		cmd_usage_error(usage, "%s: --from is folded, pprof, chrome or "
 				"capture, not '%s'", cmd, arg);
 		return -1;
 	}

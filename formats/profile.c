@@ -26,6 +26,8 @@ enum profile_kind profile_kind_named(const char *name)
 		return PROFILE_FOLDED;
 	if (!strcmp(name, "pprof"))
 		return PROFILE_PPROF;
+	if (!strcmp(name, "chrome"))
+		return PROFILE_CHROME;
 	return PROFILE_NONE;
 }
 
@@ -62,6 +64,10 @@ enum profile_kind profile_sniff(const char *path)
 	/* profile.proto's first field: sample_type { type = ... } */
 	if (b[0] == 0x0a && b[1] < 0x80 && b[2] == 0x08)
 		return PROFILE_PPROF;
+	s = (const char *)b;
+	s += strspn(s, " \t\r\n");
+	if (*s == '{' || *s == '[')
+		return PROFILE_CHROME;
 	s = (const char *)b;
 	while (*s == '#' || *s == '\n' || *s == '\r') {
 		nl = strchr(s, '\n');
@@ -111,8 +117,8 @@ static const struct {
 };
 
 /* The location of a frame named [name, name + len).  NULL: no memory. */
-static struct sym_loc *profile_named(struct profile *p, const char *name,
-				     size_t len, uint8_t kind, bool inlined)
+struct sym_loc *profile_named(struct profile *p, const char *name,
+			      size_t len, uint8_t kind, bool inlined)
 {
 	uint64_t h = hashmap_mix(hashmap_fnv(HASHMAP_FNV_SEED, name, len) ^
 				 ((uint64_t)kind << 1 | inlined));
@@ -364,7 +370,8 @@ struct profile *profile_open(const char *path, const struct profile_opts *o,
 	}
 	if (p->kind == PROFILE_FOLDED) {
 		profile_folded_scale(p);
-	} else if (profile_pprof_open(p) < 0) {
+	} else if ((p->kind == PROFILE_CHROME ? profile_chrome_open(p) :
+		    profile_pprof_open(p)) < 0) {
 		*err = p->err;
 		profile_close(p);
 		return NULL;
@@ -379,6 +386,7 @@ int profile_next(struct profile *p, const struct rsample **s)
 	if (p->err.code != ERR_OK)
 		return -1;
 	rc = p->kind == PROFILE_FOLDED ? profile_folded_next(p) :
+	     p->kind == PROFILE_CHROME ? profile_chrome_next(p) :
 					 profile_pprof_next(p);
 	if (rc > 0)
 		*s = &p->s;
@@ -400,6 +408,7 @@ void profile_close(struct profile *p)
 	if (!p)
 		return;
 	profile_pprof_free(p);
+	profile_chrome_free(p);
 	if (p->data)
 		mem_unmap((void *)p->data, p->map_size);
 	hashmap_release(&p->locs);

@@ -29,6 +29,7 @@ enum profile_kind {
 	PROFILE_NONE,     /* not a profile: a capture */
 	PROFILE_FOLDED,
 	PROFILE_PPROF,
+	PROFILE_CHROME,   /* Chrome Trace Event JSON */
 };
 
 /* The kind a --from name gives, PROFILE_NONE for an unknown name. */
@@ -36,8 +37,8 @@ enum profile_kind profile_kind_named(const char *name);
 
 /*
  * What path's first bytes say it is: gzip or a protobuf message starting
- * with a sample type (pprof), text whose first line ends in a number
- * (folded); PROFILE_NONE for anything else, "-" and unreadable files
+ * with a sample type (pprof), JSON starting with '{' or '[' (a Chrome
+ * trace), text whose first line ends in a number (folded); PROFILE_NONE for anything else, "-" and unreadable files
  * (the capture readers then say why).
  */
 enum profile_kind profile_sniff(const char *path);

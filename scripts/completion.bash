@@ -74,7 +74,7 @@ _restack_value()
 	--weight) _restack_reply -W "samples period" -- "$cur" ;;
 	--profile) _restack_reply -W "cpu offcpu wall" -- "$cur" ;;
 	--split) _restack_reply -W "thread process" -- "$cur" ;;
-	--from) _restack_reply -W "folded pprof capture" -- "$cur" ;;
+	--from) _restack_reply -W "folded pprof chrome capture" -- "$cur" ;;
 	*)
 		case $arg in
 		DIR)

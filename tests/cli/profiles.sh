@@ -9,7 +9,8 @@
 #   capture -> pprof -> folded equals capture -> folded, by samples, by
 #     period, with --tid; and so does the pprof as `go tool pprof -proto`
 #     rewrites it (Go's encoder: other ids, order, string table);
-#   --sample-type picks the values; decimal weights are scaled.
+#   --sample-type picks the values; decimal weights are scaled;
+#   a Chrome trace of a known nesting gives its self and inclusive times.
 . "$(dirname "$0")/lib.sh"
 
 need_perf
@@ -127,6 +128,44 @@ if record -e cpu-clock -F 2000 --call-graph dwarf,2048 -o "$T/deep.data" \
 		grep -q '^deep;\[truncated: window exhausted\];' "$T/deepoff.p.folded"
 else
 	fail "deep: perf record"
+fi
+
+# A Chrome trace written by a program that instruments its own functions
+# (testdata/src/tracework.c: known nesting and times, B/E and X events,
+# two threads): self and inclusive times per thread within 1%.
+if "$cc" -O2 -o "$T/tracework" "$TESTDATA/src/tracework.c" -lpthread &&
+	"$T/tracework" "$T/trace.json"; then
+	conv "$T/trace.json" "$T/trace.folded" || fail "trace -> folded" "$(cat "$T/err")"
+	# times FUNCTION THREAD: "self inclusive" in ms
+	times() {
+		awk -v fn="$1" -v th="$2" '{
+			n = split($1, f, ";"); if (f[1] != th) next
+			if (f[n] == fn) self += $2
+			for (i = 2; i <= n; i++) if (f[i] == fn) { incl += $2; break }
+		} END { printf "%.3f %.3f\n", self / 1e6, incl / 1e6 }' "$T/trace.folded"
+	}
+	# near GOT WANT: within 1%
+	near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; exit !(d <= b / 100 && -d <= b / 100) }'; }
+	for th in worker_1 worker_2; do
+		for want in "outer 90 240" "inner_a 90 120" "inner_b 60 60"; do
+			set -- $want
+			got=$(times "$1" "$th")
+			if near "${got% *}" "$2" && near "${got#* }" "$3"; then
+				ok "trace: $th $1 self $2 ms, inclusive $3 ms (got $got)"
+			else
+				fail "trace: $th $1 self $2 ms, inclusive $3 ms" "got $got"
+			fi
+		done
+	done
+	conv "$T/trace.json" "$T/trace.pb.gz" && conv "$T/trace.pb.gz" "$T/trace.p.folded" &&
+		same_file "$T/trace.folded" "$T/trace.p.folded" "trace -> pprof -> folded equals trace -> folded" ||
+		fail "trace -> pprof" "$(cat "$T/err")"
+	check "trace -> pprof: wall time in nanoseconds" grep -q nanoseconds <(gzip -dc "$T/trace.pb.gz")
+	for o in svg speedscope.json firefox.json; do
+		check "trace -> $o" conv "$T/trace.json" "$T/trace.$o"
+	done
+else
+	fail "tracework: build and run"
 fi
 
 # Decimal weights, comments, blank lines, CRLF; told apart by contents.

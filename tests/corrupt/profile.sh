@@ -55,6 +55,16 @@ printf '\x0a\x04\x08\x01\x10\x02\x2a\x04\x08\x01\x10\x09\x32\x00' >"$T/strings.p
 bad "string index out of the table" 2 "strings.pb\+0xa: string index 9 beyond" "$T/strings.pb" --from pprof
 bad "a sample type it does not have" 2 "no sample type 'nope'" \
 	"$C/file-dwarf.pb.gz" --sample-type nope
+printf '{"traceEvents": [\n{"name": "a", "ph": "X", "ts": 1}]}' >"$T/nodur.json"
+bad "trace: X event without dur" 2 "nodur.json\+0x12: duration event without dur" "$T/nodur.json"
+printf '[{"name": "a", "ph": "B", "ts": x}]' >"$T/nan.json"
+bad "trace: ts not a number" 2 "nan.json\+0x20: JSON: a number expected" "$T/nan.json"
+printf '[{"name": "a\\u12' >"$T/cut.json"
+bad "trace: string cut short" 2 "cut.json\+0x[0-9a-f]+: JSON: " "$T/cut.json"
+printf '{"traceEvents": {}}' >"$T/noarr.json"
+bad "trace: traceEvents not an array" 2 "noarr.json\+0x[0-9a-f]+: JSON: " "$T/noarr.json"
+python3 -c 'print("[" * 100)' >"$T/deep.json"
+bad "trace: nested over 64 deep" 2 "deep.json\+0x[0-9a-f]+: JSON: nested over 64 deep" "$T/deep.json"
 bad "folded read as pprof" 2 "dec.*: " "$C/decimal.folded" --from pprof
 
 "$RESTACK" convert "$C/file-dwarf.pb.gz" -o "$T/out.data" 2>"$T/err"

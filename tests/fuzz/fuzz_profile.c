@@ -1,7 +1,8 @@
 /*
  * fuzz_profile.c - libFuzzer target for the profile readers
  * (formats/profile.h): the bytes are read as a pprof profile (gzip or
- * not) and as folded stacks, each with and without --sample-type, and
+ * not, with and without --sample-type), as folded stacks and as a Chrome
+ * trace, and
  * every stack they give goes to the folded, pprof and svg writers, which
  * are then encoded.  Built with tests/fuzz/replay.c for `make check`
  * (corpus testdata/corpus/profile) and with -fsanitize=fuzzer by
@@ -70,6 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_read(path, PROFILE_PPROF, NULL);
 		fuzz_read(path, PROFILE_PPROF, "samples");
 		fuzz_read(path, PROFILE_FOLDED, NULL);
+		fuzz_read(path, PROFILE_CHROME, NULL);
 	}
 	unlink(path);
 	rmdir(dir);
