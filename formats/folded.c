@@ -52,7 +52,9 @@ struct folded {
 	size_t raw_bytes;
 	struct hashmap lines;        /* hash -> first folded_line */
 	struct hashmap names;        /* folded_name_key() -> folded_name */
-	struct arena arena;
+	struct arena arena;          /* the lines */
+	struct arena by_loc;         /* raws and names: what is keyed by
+				      * symbol locations */
 	struct strbuf buf;
 	uint64_t nr;
 };
@@ -74,6 +76,7 @@ void folded_free(struct folded *f)
 	hashmap_release(&f->raws);
 	hashmap_release(&f->names);
 	arena_release(&f->arena);
+	arena_release(&f->by_loc);
 	strbuf_release(&f->buf);
 	free(f);
 }
@@ -96,9 +99,10 @@ int folded_each(const struct folded *f,
 
 void folded_forget_locs(struct folded *f)
 {
-	/* the entries stay in the arena, and count against its bound */
 	hashmap_release(&f->raws);
 	hashmap_release(&f->names);
+	arena_release(&f->by_loc);
+	f->raw_bytes = 0;
 }
 
 const struct folded_opts *folded_opts_of(const struct folded *f)
@@ -195,7 +199,7 @@ static int folded_add_entry(struct folded *f, const struct sym_loc *l,
 	folded_entry_name(&f->buf, l, i, kernel);
 	if (f->buf.oom)
 		return -1;
-	n = arena_alloc(&f->arena, sizeof(*n) + f->buf.len - start);
+	n = arena_alloc(&f->by_loc, sizeof(*n) + f->buf.len - start);
 	if (!n)
 		return -1;
 	n->len = (uint32_t)(f->buf.len - start);
@@ -289,10 +293,10 @@ static int folded_raw_add(struct folded *f, const struct rsample *s,
 
 	if (f->raw_bytes + size + comm > FOLDED_RAW_MAX)
 		return 0;
-	r = arena_alloc(&f->arena, size);
+	r = arena_alloc(&f->by_loc, size);
 	if (!r)
 		return -1;
-	r->comm = arena_alloc(&f->arena, comm);
+	r->comm = arena_alloc(&f->by_loc, comm);
 	if (!r->comm)
 		return -1;
 	memcpy((char *)r->comm, s->comm, comm);

@@ -129,6 +129,8 @@ struct pprof {
 	struct hashmap samples;   /* hash -> pp_sample chain */
 	struct pp_vec map_v, func_v, loc_v, sample_v;
 	struct pp_loc **stack;    /* scratch: the sample's locations */
+	char *scratch;            /* a location being looked up */
+	size_t scratch_alloc;
 	size_t stack_alloc;
 	uint32_t event;           /* the first sample's event name */
 	uint32_t type, unit;      /* pprof_set_type()'s, else PP_NONE */
@@ -179,6 +181,7 @@ void pprof_free(struct pprof *p)
 	free(p->loc_v.v);
 	free(p->sample_v.v);
 	free(p->stack);
+	free(p->scratch);
 	free(p);
 }
 
@@ -273,9 +276,13 @@ static struct pp_loc *pp_loc_get(struct pprof *p, const struct sym_loc *l)
 		return v;
 	for (i = 0; i < l->nr; i++)
 		n += l->e[i].name != NULL;
-	loc = arena_alloc(&p->arena, sizeof(*loc) + n * sizeof(loc->lines[0]));
-	if (!loc)
+	/* built in scratch memory: kept only when no location says the
+	 * same (so that merged inputs, whose symbol locations are all new,
+	 * take no memory for the locations seen before) */
+	if (mem_grow(&p->scratch, &p->scratch_alloc, 1,
+		     sizeof(*loc) + n * sizeof(loc->lines[0])) < 0)
 		return NULL;
+	loc = (struct pp_loc *)(void *)p->scratch;
 	memset(loc, 0, sizeof(*loc));
 	if (l->kind == SYM_UNKNOWN || !l->module) {
 		loc->name = pp_name(p, "[unknown]");
@@ -304,8 +311,15 @@ static struct pp_loc *pp_loc_get(struct pprof *p, const struct sym_loc *l)
 		if (pp_loc_same(same, loc))
 			break;
 	if (same) {
-		loc = same;   /* the copy just made stays unused in the arena */
+		loc = same;
 	} else {
+		struct pp_loc *copy = arena_alloc(&p->arena, sizeof(*loc) +
+						  n * sizeof(loc->lines[0]));
+
+		if (!copy)
+			return NULL;
+		memcpy(copy, loc, sizeof(*loc) + n * sizeof(loc->lines[0]));
+		loc = copy;
 		if (loc->map) {
 			loc->map->lo = MIN(loc->map->lo, l->rel);
 			loc->map->hi = MAX(loc->map->hi, l->rel + 1);

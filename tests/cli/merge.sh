@@ -5,12 +5,16 @@
 # (read back as folded stacks, by samples and by period) and the
 # captures themselves (-j1 and -j2) must all equal the batch's folded
 # stacks summed by stack; the order of the inputs does not change a
-# byte; a merged flame graph is the summed stacks' one.  And the fleet
+# byte; a merged flame graph is the summed stacks' one; 60 inputs take
+# the memory of one.  And the fleet
 # recipe of docs/profiles.md, with GNU parallel -j2, gives the same.
 . "$(dirname "$0")/lib.sh"
 
 need_perf
 build_prog
+cc=$(command -v cc || command -v gcc)
+"$cc" -O2 -g -fomit-frame-pointer -o "$T/deep" "$TESTDATA/src/deep.c" ||
+	skip_all "cannot build deep"
 
 # summed FILE...: folded lines with equal stacks summed, sorted.
 summed() {
@@ -60,6 +64,28 @@ rs merge "$T"/f/*.folded -o "$T/m.svg" && rs convert "$T/sum.folded" -o "$T/sum.
 
 "$RESTACK" merge "$T/f/c1.folded" -o "$T/x.data" 2>"$T/err"
 is "$?" 64 "merge to perf.data: usage error"
+
+# Memory does not grow with the inputs: 60 copies of a profile of deep
+# stacks merged take no more than 1 (peak RSS within 4 MiB; keeping what
+# the writers key by the earlier inputs' symbol locations took 15 MiB
+# more for folded output).
+if [ -x /usr/bin/time ] &&
+	record -e cpu-clock -F 2000 --call-graph dwarf,2048 -o "$T/deep.data" \
+		-- "$T/deep" 8000 >/dev/null; then
+	rs convert -q "$T/deep.data" -o "$T/deep.pb.gz"
+	mkdir -p "$T/copies"
+	for i in $(seq 1 60); do cp "$T/deep.pb.gz" "$T/copies/d$i.pb.gz"; done
+	for to in folded pprof; do
+		/usr/bin/time -f %M -o "$T/rss1" "$RESTACK" merge -q --to $to \
+			"$T/copies/d1.pb.gz" -o "$T/one.$to"
+		/usr/bin/time -f %M -o "$T/rssn" "$RESTACK" merge -q --to $to \
+			"$T"/copies/*.pb.gz -o "$T/all.$to"
+		check "merge to $to: 60 inputs in the memory of 1 ($(cat "$T/rss1") KB, $(cat "$T/rssn") KB)" \
+			test "$(cat "$T/rssn")" -le $(($(cat "$T/rss1") + 4096))
+	done
+else
+	skip "merge memory" "no /usr/bin/time (time) or perf record failed"
+fi
 
 # The fleet recipe (docs/profiles.md): every capture converted where it
 # is, by parallel jobs, then the profiles merged.
