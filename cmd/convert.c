@@ -669,6 +669,25 @@ static int convert_profile(struct run_opts *ro, struct run *run,
 }
 
 /*
+ * What of this conversion needs a capture as its input, with its verb
+ * (for the usage error when an input is a profile), or NULL: nothing.
+ */
+static const char *convert_capture_only(const struct convert_cfg *cfg,
+					const struct run_opts *ro,
+					enum convert_format fmt)
+{
+	if (fmt == FMT_PERF || fmt == FMT_SYSPROF)
+		return "perf and sysprof output need";
+	if (ro->profile)
+		return "--profile offcpu|wall needs";
+	if (cfg->split)
+		return "--split needs";
+	if (!sfilter_empty(&ro->filter))
+		return "--pids, --tids, --comms and --time need";
+	return NULL;
+}
+
+/*
  * Converts the profile in (of kind) to out; adds the outcome to the
  * report.  Returns the input's status (errors were printed).
  */
@@ -1176,13 +1195,13 @@ int cmd_convert(int argc, char **argv)
 	     outfile_is_input("convert", "--stats-json file", ro.stats_json,
 			      argv + optind, argc - optind)))
 		return EXIT_USAGE;
-	if (fmt == FMT_PERF || fmt == FMT_SYSPROF) {
-		for (c = optind; c < argc; c++)
-			if (profin_kind(&cfg.pin, argv[c]) != PROFILE_NONE)
-				return cmd_usage_error(convert_usage,
-					"convert: '%s' is a profile: perf and "
-					"sysprof output need a capture",
-					argv[c]);
+	for (c = optind; c < argc; c++) {
+		const char *what = convert_capture_only(&cfg, &ro, fmt);
+
+		if (what && profin_kind(&cfg.pin, argv[c]) != PROFILE_NONE)
+			return cmd_usage_error(convert_usage,
+				"convert: '%s' is a profile: %s a capture",
+				argv[c], what);
 	}
 	cfg.stats = stats;
 	report_init(&cfg.rep, ro.min_coverage, run_jobs(&ro));

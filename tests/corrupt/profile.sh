@@ -72,6 +72,19 @@ is "$?" 64 "perf output from a profile: usage error"
 "$RESTACK" convert "$C/file-dwarf.pb.gz" -o "$T/out.syscap" 2>"$T/err"
 is "$?" 64 "sysprof output from a profile: usage error"
 check "... saying why" grep -q "is a profile: perf and sysprof output need a capture" "$T/err"
+# what only a capture has: intervals, threads over time, samples' times
+for opt in "--profile offcpu" "--profile wall" "--pids 1" "--tids 1" \
+	"--comms a" "--time 1,2"; do
+	# shellcheck disable=SC2086
+	"$RESTACK" convert $opt "$C/decimal.folded" -o "$T/out.folded" \
+		2>"$T/err"
+	is "$?" 64 "$opt with a profile: usage error"
+	check "... saying why" grep -q "is a profile: .*need.* a capture" \
+		"$T/err"
+done
+"$RESTACK" convert --split thread --outdir "$T/split" \
+	"$C/file-dwarf.pb.gz" 2>"$T/err"
+is "$?" 64 "--split with a profile: usage error"
 "$RESTACK" convert --from json "$C/file-dwarf.pb.gz" -o "$T/out.folded" 2>"$T/err"
 is "$?" 64 "--from json: usage error"
 done_testing
