@@ -1237,6 +1237,11 @@ done:
 	if (!opts->quiet) {
 		lookup_report(&run->lookup, run->res.mc);
 		run_jit_note(run, path);
+		if (source_late(run->rd))
+			cmd_error("note: %s: %llu frames came after newer ones "
+				  "had gone out (later than the reorder "
+				  "window): delivered late, out of time order",
+				  path, (unsigned long long)source_late(run->rd));
 	}
 	if (opts->event && run->event_attr < 0 && !opts->quiet)
 		cmd_error("warning: %s: no samples of event '%s'", path,

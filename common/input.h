@@ -30,6 +30,18 @@ struct input {
  */
 int input_open(struct input *in, const char *path, struct err *err);
 
+/*
+ * The first len bytes (at most INPUT_PEEK_MAX) of the input on fd, to
+ * tell its format: a regular file is read with pread(); a stream's bytes
+ * are kept and delivered again to the input reading that descriptor
+ * (input_open("-") for standard input, input_from_fd()), so it can be
+ * peeked at and then read whole.  One stream per process.  Returns the
+ * count (fewer at end of input), or -1 with *err filled.  Not
+ * thread-safe: call before any thread reads the stream.
+ */
+#define INPUT_PEEK_MAX 16
+long long input_peek_fd(int fd, void *buf, size_t len, struct err *err);
+
 /* Wraps an open descriptor the caller keeps owning. */
 void input_from_fd(struct input *in, int fd, const char *name);
 
@@ -41,6 +53,14 @@ void input_close(struct input *in);
  */
 long long input_read_at(struct input *in, void *buf, size_t len, uint64_t off,
 			struct err *err);
+
+/*
+ * A stream's next bytes, as many as one read() gives (at most len; it
+ * waits for one at least).  Returns the count, 0 at end of input, or -1
+ * with *err filled.
+ */
+long long input_read_some(struct input *in, void *buf, size_t len,
+			  struct err *err);
 
 /*
  * Moves a stream's position forward to off, discarding bytes.  Seekable

@@ -7,9 +7,11 @@
 #include "formats/source.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/input.h"
 #include "formats/syscap.h"
 #include "formats/syscap_read.h"
 
@@ -21,37 +23,94 @@ struct source {
 	sample_filter_fn filter;        /* sysprof: applied here */
 	void *filter_ctx;
 	uint64_t order;                 /* sysprof: the next event.order */
+	int fd;                         /* a FIFO perf.data is read from, or
+					 * -1 */
 };
+
+/*
+ * A FIFO source_sniff() opened and peeked at: source_open() reads it from
+ * there (opened again, the bytes peeked at would be gone).
+ */
+static char *source_fifo_path;
+static int source_fifo_fd = -1;
+
+bool source_is_stream(const char *path)
+{
+	struct stat st;
+
+	if (!strcmp(path, "-"))
+		return fstat(STDIN_FILENO, &st) < 0 || !S_ISREG(st.st_mode) ||
+		       lseek(STDIN_FILENO, 0, SEEK_CUR) != 0;
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+	       !S_ISDIR(st.st_mode);
+}
 
 enum source_format source_sniff(const char *path)
 {
 	uint8_t head[8];
-	ssize_t n = 0;
+	long long n = -1;
+	struct err err;
 	int fd;
 
-	if (!strcmp(path, "-"))
-		return SOURCE_PERFDATA;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, head, sizeof(head));
-		close(fd);
+	/* a stream's first bytes are kept for its reader (common/input.h) */
+	if (!strcmp(path, "-")) {
+		n = input_peek_fd(STDIN_FILENO, head, sizeof(head), &err);
+	} else if (source_fifo_path && !strcmp(path, source_fifo_path)) {
+		n = input_peek_fd(source_fifo_fd, head, sizeof(head), &err);
+	} else if (source_is_stream(path)) {
+		fd = source_fifo_path ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+		source_fifo_path = fd >= 0 ? strdup(path) : NULL;
+		if (source_fifo_path) {
+			source_fifo_fd = fd;
+			n = input_peek_fd(fd, head, sizeof(head), &err);
+		} else if (fd >= 0) {
+			close(fd);
+		}
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = read(fd, head, sizeof(head));
+			close(fd);
+		}
 	}
 	if (n > 0 && syscap_probe(head, (size_t)n))
 		return SOURCE_SYSPROF;
 	return SOURCE_PERFDATA;
 }
 
+/* The descriptor source_sniff() left open for path, or -1. */
+static int source_take_fifo(const char *path)
+{
+	int fd = source_fifo_fd;
+
+	if (!source_fifo_path || strcmp(path, source_fifo_path))
+		return -1;
+	free(source_fifo_path);
+	source_fifo_path = NULL;
+	source_fifo_fd = -1;
+	return fd;
+}
+
 struct source *source_open(const char *path, struct err *err)
 {
 	struct source *s = calloc(1, sizeof(*s));
+	int fd;
 
 	if (!s) {
 		err_set(err, ERR_NOMEM, ERR_NO_OFF, "out of memory");
 		return NULL;
 	}
+	s->fd = -1;
 	s->fmt = source_sniff(path);
-	if (s->fmt == SOURCE_SYSPROF)
+	fd = source_take_fifo(path);
+	if (s->fmt == SOURCE_SYSPROF && fd >= 0)
+		s->sc = syscap_open_fd(fd, true, path, err);
+	else if (s->fmt == SOURCE_SYSPROF)
 		s->sc = syscap_open(path, err);
+	else if (fd >= 0 && (s->pd = perfdata_open_fd(fd, path, NULL, err)))
+		s->fd = fd;
+	else if (fd >= 0)
+		close(fd);
 	else
 		s->pd = perfdata_open(path, NULL, err);
 	if (!s->pd && !s->sc) {
@@ -105,6 +164,11 @@ enum source_format source_format(const struct source *s)
 	return s->fmt;
 }
 
+uint64_t source_late(const struct source *s)
+{
+	return s->sc ? syscap_late(s->sc) : 0;
+}
+
 const struct perfdata_info *source_info(const struct source *s)
 {
 	return s->sc ? syscap_info(s->sc) : perfdata_info(s->pd);
@@ -113,6 +177,12 @@ const struct perfdata_info *source_info(const struct source *s)
 const struct err *source_err(const struct source *s)
 {
 	return s->sc ? syscap_err(s->sc) : perfdata_err(s->pd);
+}
+
+void source_set_idle(struct source *s, void (*fn)(void *ctx), void *ctx)
+{
+	if (s->sc)
+		syscap_set_idle(s->sc, fn, ctx);
 }
 
 void *source_hold(struct source *s)
@@ -136,6 +206,8 @@ void source_close(struct source *s)
 	if (!s)
 		return;
 	perfdata_close(s->pd);
+	if (s->fd >= 0)
+		close(s->fd);
 	syscap_close(s->sc);
 	free(s);
 }

@@ -3,12 +3,16 @@
  * format from its first bytes and delivers the format-neutral events of
  * common/event.h in time order.
  *
- * Formats: perf.data (file and pipe mode; standard input is always read
- * as perf.data) and sysprof captures (regular files only).  The capture's metadata comes as a struct perfdata_info
+ * Formats: perf.data (file and pipe mode) and sysprof captures (files,
+ * and streams from standard input or a FIFO: syscap_read.h), told apart
+ * by their first bytes.  The capture's metadata comes as a struct
+ * perfdata_info
  * whatever the format (fields a format does not have are zero or NULL).
  */
 #ifndef RESTACK_FORMATS_SOURCE_H
 #define RESTACK_FORMATS_SOURCE_H
+
+#include <stdbool.h>
 
 #include "common/err.h"
 #include "common/event.h"
@@ -46,10 +50,28 @@ void source_set_sample_filter(struct source *s, sample_filter_fn fn,
 enum source_format source_format(const struct source *s);
 
 /*
+ * sysprof captures: frames delivered after a newer one, having come more
+ * than the reorder window late (syscap_read.h); perf.data: 0.
+ */
+uint64_t source_late(const struct source *s);
+
+/*
  * The format path's first bytes name (perf.data when unreadable or
- * unknown: its reader then says why); standard input is perf.data.
+ * unknown: its reader then says why).  Standard input's and a FIFO's
+ * first bytes are kept for source_open() (a FIFO stays open for it: one
+ * at a time).
  */
 enum source_format source_sniff(const char *path);
+
+/* Whether path ("-": standard input) is read as a stream: not a regular
+ * file (or standard input not at its start). */
+bool source_is_stream(const char *path);
+
+/*
+ * A stream calls fn(ctx) before it waits for more input (sysprof
+ * streams; perf.data: never).
+ */
+void source_set_idle(struct source *s, void (*fn)(void *ctx), void *ctx);
 const struct perfdata_info *source_info(const struct source *s);
 const struct err *source_err(const struct source *s);
 

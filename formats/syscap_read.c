@@ -11,9 +11,16 @@
  * pages of the file behind it are let go (MADV_DONTNEED: they stay in the
  * page cache, and a pointer into them, an event's raw bytes or a JIT
  * name, stays good).
+ *
+ * A stream is read into a buffer that holds its bytes from the oldest
+ * frame still waiting in the window (syscap_order_done_off()) on, moved
+ * down as they go: the frame delivered last stays good until the next
+ * syscap_next().  Frames are checked one at a time as they come (the
+ * file's first walk's checks, sr_seen()).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -23,6 +30,7 @@
 #include "formats/syscap_read.h"
 
 #include "common/cur.h"
+#include "common/input.h"
 #include "common/hashmap.h"
 #include "common/mem.h"
 #include "formats/syscap.h"
@@ -42,6 +50,14 @@
 
 /* Frames a window may hold, in file bytes (see syscap_order.h). */
 #define SR_WINDOW (8u << 20)
+/* A stream's buffer reads this much at once at most. */
+#define SR_READ_CHUNK (256u << 10)
+/*
+ * A stream that brings nothing for this long lets the frames waiting in
+ * the window go (each later frame older than one gone is late).
+ */
+#define SR_IDLE_MS 100
+
 /* Pages behind the frames still needed are let go this many at once. */
 #define SR_DROP_CHUNK (2u << 20)
 
@@ -76,6 +92,16 @@ struct sr_bsym {
 
 struct syscap_reader {
 	const char *name;
+	bool stream;            /* read once, front to back (pipe, FIFO) */
+	struct input in;        /* stream: where the bytes come from */
+	uint8_t *buf;           /* stream: file bytes [base, base + len) */
+	size_t len, alloc;
+	uint64_t base;
+	bool eof;               /* stream: no more bytes */
+	bool idle;              /* stream: waited SR_IDLE_MS for input */
+	bool cut;               /* stream: ended inside the frame at scan_off */
+	syscap_idle_fn idle_fn; /* called before waiting for input */
+	void *idle_ctx;
 	const uint8_t *data;
 	size_t size;
 	void *map;              /* what to munmap, or NULL */
@@ -114,17 +140,23 @@ bool syscap_probe(const void *head, size_t len)
 	return len >= 4 && !memcmp(head, magic, 4);
 }
 
+/* The byte at file offset off (a stream's: it must be buffered). */
+static const uint8_t *sr_at(const struct syscap_reader *r, uint64_t off)
+{
+	return r->data + (off - r->base);
+}
+
 static struct cur sr_cur(const struct syscap_reader *r, uint64_t off,
 			 size_t len)
 {
-	return cur_make(r->data + off, len, off, r->swap);
+	return cur_make(sr_at(r, off), len, off, r->swap);
 }
 
 /* A NUL-terminated string at off inside a frame ending at end. */
 static const char *sr_str(const struct syscap_reader *r, uint64_t off,
 			  uint64_t end)
 {
-	const char *s = (const char *)r->data + off;
+	const char *s = (const char *)sr_at(r, off);
 
 	if (off >= end || !memchr(s, 0, (size_t)(end - off)))
 		return NULL;
@@ -139,7 +171,7 @@ static void sr_metadata(struct syscap_reader *r, uint64_t off, uint64_t end)
 
 	if (end - off < 65)
 		return;
-	memcpy(key, r->data + off + 24, 40);
+	memcpy(key, sr_at(r, off + 24), 40);
 	key[40] = 0;
 	val = sr_str(r, off + 64, end);
 	if (!val)
@@ -177,13 +209,13 @@ static int sr_check(struct syscap_reader *r, uint8_t type, uint64_t off,
 				       (unsigned long long)n);
 		return 0;
 	case SYSCAP_MAP:
-		if (len < 57 || r->data[off + len - 1] != 0)
+		if (len < 57 || *sr_at(r, off + len - 1) != 0)
 			return err_set(&r->err, ERR_CORRUPT, off,
 				       "MAP frame without a NUL-terminated "
 				       "file name");
 		return 0;
 	case SYSCAP_PROCESS:
-		if (len < 25 || r->data[off + len - 1] != 0)
+		if (len < 25 || *sr_at(r, off + len - 1) != 0)
 			return err_set(&r->err, ERR_CORRUPT, off,
 				       "PROCESS frame without a NUL-terminated "
 				       "command line");
@@ -242,7 +274,7 @@ static void sr_file_chunk(struct syscap_reader *r, uint64_t off, uint64_t len)
 
 	if (len < SYSCAP_CHUNK_DATA)
 		return;
-	memcpy(path, r->data + off + 28, SYSCAP_CHUNK_PATH);
+	memcpy(path, sr_at(r, off + 28), SYSCAP_CHUNK_PATH);
 	path[SYSCAP_CHUNK_PATH] = 0;
 	if (!strcmp(path, SYSCAP_KALLSYMS_PATH))
 		f = &r->kallsyms;
@@ -260,7 +292,7 @@ static void sr_file_chunk(struct syscap_reader *r, uint64_t off, uint64_t len)
 		f->bad = true;
 		return;
 	}
-	memcpy(f->data + f->len, r->data + off + SYSCAP_CHUNK_DATA, n);
+	memcpy(f->data + f->len, sr_at(r, off + SYSCAP_CHUNK_DATA), n);
 	f->len += n;
 	f->data[f->len] = 0;
 	if (bits & 1)
@@ -343,6 +375,10 @@ static int sr_jitmap(struct syscap_reader *r, uint64_t off, uint64_t len)
 				(void *)(uintptr_t)(r->nr_jits + 1)) < 0)
 			return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF,
 				       "JIT names");
+		/* a stream's bytes do not stay: its names are copied */
+		if (r->stream && !(name = mem_strdup(name)))
+			return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF,
+				       "JIT names");
 		r->jits[r->nr_jits].pid = pid;
 		r->jits[r->nr_jits].name = name;
 		r->nr_jits++;
@@ -375,17 +411,17 @@ static void sr_walk(struct syscap_reader *r, enum sr_phase phase)
 	r->dropped = 0;
 }
 
-static int sr_index(struct syscap_reader *r)
+/* Checks the file header (size bytes at h); fills the byte order. */
+static int sr_header(struct syscap_reader *r, const uint8_t *h, uint64_t size)
 {
-	const uint8_t *h = r->data;
-	uint64_t off = SYSCAP_HEADER_SIZE;
 	uint16_t one = 1;
 	bool host_le = *(const uint8_t *)&one == 1, file_le;
 
-	if (r->size < SYSCAP_HEADER_SIZE)
-		return err_set(&r->err, r->size >= 4 && syscap_probe(h, 4) ?
+	if (size < SYSCAP_HEADER_SIZE)
+		return err_set(&r->err, size >= 4 && syscap_probe(h, 4) ?
 					ERR_TRUNCATED : ERR_FORMAT, 0,
-			       "not a sysprof capture (%zu bytes)", r->size);
+			       "not a sysprof capture (%llu bytes)",
+			       (unsigned long long)size);
 	if (!syscap_probe(h, 4))
 		return err_set(&r->err, ERR_FORMAT, 0,
 			       "not a sysprof capture (bad magic)");
@@ -396,57 +432,103 @@ static int sr_index(struct syscap_reader *r)
 	file_le = h[5] & 1;
 	r->swap = file_le != host_le;
 	r->info.swap = r->swap;
-	r->info.file_size = r->size;
 	r->info.header_size = SYSCAP_HEADER_SIZE;
+	return 0;
+}
+
+/*
+ * The frame header at off, of which avail bytes are there: its length
+ * and type.  -1 with r->err set when it is bad or cut.
+ */
+static int sr_frame_head(struct syscap_reader *r, uint64_t off, uint64_t avail,
+			 uint16_t *len, uint8_t *type)
+{
+	struct cur c;
+
+	if (avail < SYSCAP_FRAME_HEADER_SIZE)
+		return err_set(&r->err, ERR_TRUNCATED, off,
+			       "capture ends inside a frame header");
+	c = sr_cur(r, off, SYSCAP_FRAME_HEADER_SIZE);
+	*len = cur_u16(&c);
+	*type = *sr_at(r, off + 16);
+	if (*len < SYSCAP_FRAME_HEADER_SIZE || *len % 8)
+		return err_set(&r->err, ERR_CORRUPT, off,
+			       "frame length %u is not a multiple of 8 "
+			       "from 24", *len);
+	if (*len > avail)
+		return err_set(&r->err, ERR_TRUNCATED, off,
+			       "frame of %u bytes runs past the end", *len);
+	return 0;
+}
+
+/*
+ * A whole frame read (the first walk of a file, or a stream's frame as it
+ * comes): checked, and what is read from it at once taken (metadata, JIT
+ * names, embedded files).
+ */
+static int sr_seen(struct syscap_reader *r, uint64_t off, uint16_t len,
+		   uint8_t type)
+{
+	bool symbols_done = r->symbols.done;
+
+	if (sr_check(r, type, off, len) < 0)
+		return -1;
+	switch (type) {
+	case SYSCAP_SAMPLE:
+	case SYSCAP_MAP:
+	case SYSCAP_PROCESS:
+	case SYSCAP_FORK:
+	case SYSCAP_EXIT:
+		break;
+	case SYSCAP_STACK_USER:
+		r->attr.sample_type |= SR_PERF_DWARF_BITS;
+		r->attr.sample_regs_user = SR_EU_REGS_MASK;
+		r->attr.sample_stack_user = 8192;
+		break;
+	case SYSCAP_METADATA:
+		sr_metadata(r, off, off + len);
+		r->skipped++;
+		break;
+	case SYSCAP_JITMAP:
+		if (sr_jitmap(r, off, len) < 0)
+			return -1;
+		r->jitmaps++;
+		break;
+	case SYSCAP_FILE_CHUNK:
+		sr_file_chunk(r, off, len);
+		r->skipped++;
+		break;
+	default:
+		r->skipped++;
+		break;
+	}
+	/* a stream's __symbols__ names go out as soon as the file is whole */
+	if (r->stream && r->symbols.done && !symbols_done &&
+	    sr_symbols(r) < 0)
+		return -1;
+	if (r->stream && r->kallsyms.done && !r->kallsyms.bad &&
+	    r->kallsyms.len && !r->info.kallsyms) {
+		r->info.kallsyms = r->kallsyms.data;
+		r->info.kallsyms_size = r->kallsyms.len;
+	}
+	return 0;
+}
+
+static int sr_index(struct syscap_reader *r)
+{
+	uint64_t off = SYSCAP_HEADER_SIZE;
+
+	if (sr_header(r, r->data, r->size) < 0)
+		return -1;
+	r->info.file_size = r->size;
 	while (off < r->size) {
-		struct cur c;
 		uint16_t len;
 		uint8_t type;
 
 		sr_drop(r, off);
-		if (r->size - off < SYSCAP_FRAME_HEADER_SIZE)
-			return err_set(&r->err, ERR_TRUNCATED, off,
-				       "capture ends inside a frame header");
-		c = sr_cur(r, off, SYSCAP_FRAME_HEADER_SIZE);
-		len = cur_u16(&c);
-		type = r->data[off + 16];
-		if (len < SYSCAP_FRAME_HEADER_SIZE || len % 8)
-			return err_set(&r->err, ERR_CORRUPT, off,
-				       "frame length %u is not a multiple of 8 "
-				       "from 24", len);
-		if (len > r->size - off)
-			return err_set(&r->err, ERR_TRUNCATED, off,
-				       "frame of %u bytes runs past the end",
-				       len);
-		if (sr_check(r, type, off, len) < 0)
+		if (sr_frame_head(r, off, r->size - off, &len, &type) < 0 ||
+		    sr_seen(r, off, len, type) < 0)
 			return -1;
-		switch (type) {
-		case SYSCAP_SAMPLE:
-		case SYSCAP_MAP:
-		case SYSCAP_PROCESS:
-		case SYSCAP_FORK:
-		case SYSCAP_EXIT:
-		case SYSCAP_STACK_USER:
-			if (type == SYSCAP_STACK_USER)
-				r->attr.sample_type |= SR_PERF_DWARF_BITS;
-			break;
-		case SYSCAP_METADATA:
-			sr_metadata(r, off, off + len);
-			r->skipped++;
-			break;
-		case SYSCAP_JITMAP:
-			if (sr_jitmap(r, off, len) < 0)
-				return -1;
-			r->jitmaps++;
-			break;
-		case SYSCAP_FILE_CHUNK:
-			sr_file_chunk(r, off, len);
-			r->skipped++;
-			break;
-		default:
-			r->skipped++;
-			break;
-		}
 		off += len;
 	}
 	return 0;
@@ -579,7 +661,7 @@ static int sr_stack_user(struct syscap_reader *r, struct cur *c, uint64_t off,
 static bool sr_name_thread(struct syscap_reader *r,
 			   const struct syscap_qent *e, struct event *ev)
 {
-	uint8_t type = r->data[e->off + 16];
+	uint8_t type = *sr_at(r, e->off + 16);
 	struct cur c = sr_cur(r, e->off, 64);
 	int32_t pid, tid;
 	void *v;
@@ -612,16 +694,28 @@ static bool sr_name_thread(struct syscap_reader *r,
 }
 
 /*
- * The frames of a walk whose type the phase delivers: MAP and PROCESS
- * first (sysprof builds a process's address space from all of them), then
- * the others.
+ * The frames of a walk that it delivers: of a file, MAP and PROCESS first
+ * (sysprof builds a process's address space from all of them), then the
+ * others; of a stream, all in one.  Frame-index TIMESTAMPs and types
+ * sysprof does not know (but 18) are not delivered.
  */
-static bool sr_wanted(const struct syscap_reader *r, uint8_t type)
+static bool sr_wanted(const struct syscap_reader *r, uint64_t off,
+		      uint16_t len)
 {
+	uint8_t type = *sr_at(r, off + 16);
+	bool mp = type == SYSCAP_MAP || type == SYSCAP_PROCESS;
+
+	if (type == SYSCAP_TIMESTAMP && len == 32) {
+		struct cur c = sr_cur(r, off + 20, 4);
+
+		if (cur_u32(&c) == SYSCAP_INDEX_MAGIC)
+			return false;
+	}
+	if (!type || type > SYSCAP_STACK_USER)
+		return false;
 	if (r->phase == SR_MAPS)
-		return type == SYSCAP_MAP || type == SYSCAP_PROCESS;
-	return type == SYSCAP_SAMPLE || type == SYSCAP_FORK ||
-	       type == SYSCAP_EXIT || type == SYSCAP_STACK_USER;
+		return mp;
+	return r->stream || !mp;
 }
 
 /*
@@ -653,11 +747,139 @@ static int sr_pop(struct syscap_reader *r, struct syscap_qent *e)
 		cur_skip(&c, 6);
 		qe.time = (int64_t)cur_u64(&c);
 		qe.off = off;
-		if (syscap_order_read(&r->q, sr_wanted(r, r->data[off + 16]) ?
-					     &qe : NULL, len, off + len) < 0)
+		if (syscap_order_read(&r->q,
+				      sr_wanted(r, off, len) ? &qe : NULL,
+				      len, off + len) < 0)
 			return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF,
 				       "frame order");
 		r->scan_off = off + len;
+	}
+}
+
+/* Whether the stream has bytes to read within ms milliseconds. */
+static bool sr_ready(const struct syscap_reader *r, int ms)
+{
+	struct pollfd p = { .fd = r->in.fd, .events = POLLIN };
+
+	if (r->in.fd == STDIN_FILENO && r->in.stream_pos < INPUT_PEEK_MAX)
+		return true;    /* the peeked bytes may be waiting */
+	return poll(&p, 1, ms) != 0;    /* errors: let read() say */
+}
+
+/*
+ * Makes the stream's bytes [off, off + need) buffered, dropping those
+ * before keep.  Returns 1, 0 when the stream ends first (r->eof), 2 when
+ * it brought nothing for SR_IDLE_MS and may_idle, -1 on error.  Before
+ * waiting for input it calls the idle hook (the writer flushes).
+ */
+static int sr_fill(struct syscap_reader *r, uint64_t keep, uint64_t off,
+		   size_t need, bool may_idle)
+{
+	if (keep > r->base) {
+		size_t drop = (size_t)(keep - r->base);
+
+		/* moved down when the dead part is most of it */
+		if (drop >= r->len / 2 || drop >= SR_READ_CHUNK) {
+			memmove(r->buf, r->buf + drop, r->len - drop);
+			r->len -= drop;
+			r->base = keep;
+		}
+	}
+	while (r->base + r->len < off + need) {
+		size_t want = (size_t)(off + need - r->base);
+		long long n;
+
+		if (r->eof)
+			return 0;
+		if (want < r->len + SR_READ_CHUNK)
+			want = r->len + SR_READ_CHUNK;
+		if (mem_grow(&r->buf, &r->alloc, 1, want) < 0)
+			return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF,
+				       "stream buffer");
+		r->data = r->buf;
+		if (!sr_ready(r, 0)) {
+			if (r->idle_fn)
+				r->idle_fn(r->idle_ctx);
+			if (may_idle && !sr_ready(r, SR_IDLE_MS))
+				return 2;
+		}
+		n = input_read_some(&r->in, r->buf + r->len, r->alloc - r->len,
+				    &r->err);
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			r->eof = true;
+		r->len += (size_t)n;
+	}
+	r->data = r->buf;
+	return 1;
+}
+
+/*
+ * A stream's next frame to deliver into *e: frames are read, checked and
+ * queued in the window as they come, and go by time; 2 when JIT names
+ * came that must go first.  At a frame cut short the window is emptied
+ * first, then the error is given.
+ */
+static int sr_pop_stream(struct syscap_reader *r, struct syscap_qent *e)
+{
+	if (r->phase == SR_START) {
+		syscap_order_init(&r->q, r->window);
+		r->phase = SR_REST;
+	}
+	for (;;) {
+		uint64_t off = r->scan_off, keep;
+		struct syscap_qent qe;
+		struct cur c;
+		uint16_t len;
+		uint8_t type;
+		int rc;
+
+		if (syscap_order_pop(&r->q, r->eof || r->idle, e))
+			return 1;
+		if (r->eof) {
+			if (!r->cut)
+				return 0;
+			if (sr_frame_head(r, off, r->base + r->len - off,
+					  &len, &type) == 0)
+				err_set(&r->err, ERR_TRUNCATED, off,
+					"capture ends inside a frame");
+			return -1;
+		}
+		keep = r->q.nr_live ? syscap_order_done_off(&r->q) : off;
+		rc = sr_fill(r, keep, off, SYSCAP_FRAME_HEADER_SIZE,
+			     r->q.nr_live && !r->idle);
+		if (rc == 2) {
+			r->idle = true;
+			continue;
+		}
+		if (rc == 1) {
+			c = sr_cur(r, off, 2);
+			len = cur_u16(&c);
+			if (len >= SYSCAP_FRAME_HEADER_SIZE)
+				rc = sr_fill(r, keep, off, len, false);
+		}
+		if (rc < 0)
+			return -1;
+		if (rc == 0) {
+			r->cut = r->base + r->len > off;
+			continue;       /* the window goes out first */
+		}
+		r->idle = false;
+		if (sr_frame_head(r, off, r->base + r->len - off, &len,
+				  &type) < 0 || sr_seen(r, off, len, type) < 0)
+			return -1;
+		c = sr_cur(r, off + 8, 8);
+		qe.time = (int64_t)cur_u64(&c);
+		qe.off = off;
+		if (syscap_order_read(&r->q,
+				      sr_wanted(r, off, len) ? &qe : NULL,
+				      len, off + len) < 0)
+			return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF,
+				       "frame order");
+		r->scan_off = off + len;
+		if (r->next_jit < r->nr_jits || r->next_bsym < r->nr_bsyms)
+			return 2;
 	}
 }
 
@@ -698,7 +920,9 @@ int syscap_next(struct syscap_reader *r, struct event *ev)
 		return 1;
 	}
 	if (!r->have_cur) {
-		rc = sr_pop(r, &r->cur);
+		rc = r->stream ? sr_pop_stream(r, &r->cur) : sr_pop(r, &r->cur);
+		if (rc == 2)
+			return syscap_next(r, ev);      /* the names first */
 		if (rc <= 0)
 			return rc;
 	}
@@ -712,10 +936,10 @@ int syscap_next(struct syscap_reader *r, struct event *ev)
 	ev->pid = (int32_t)cur_u32(&c);
 	ev->tid = ev->pid;
 	ev->time = e->time < 0 ? 0 : (uint64_t)e->time;
-	type = r->data[e->off + 16];
+	type = *sr_at(r, e->off + 16);
 	ev->rec_type = type;
 	ev->file_off = e->off;
-	ev->raw = r->data + e->off;
+	ev->raw = sr_at(r, e->off);
 	ev->raw_len = len;
 	c = sr_cur(r, e->off + SYSCAP_FRAME_HEADER_SIZE,
 		   len - SYSCAP_FRAME_HEADER_SIZE);
@@ -740,14 +964,14 @@ int syscap_next(struct syscap_reader *r, struct event *ev)
 		m->pgoff = cur_u64(&c);
 		m->ino = cur_u64(&c);
 		m->len = end > m->start ? end - m->start : 0;
-		m->filename = (const char *)r->data + e->off + 56;
+		m->filename = (const char *)sr_at(r, e->off + 56);
 		m->cpumode = EVENT_MODE_USER;
 		m->executable = true;
 		m->has_inode = m->ino != 0;
 		m->is_mmap2 = true;
 		/* "name\0@hex\0": a build-id (sysprof 45 and newer). */
 		at = m->filename + strlen(m->filename) + 1;
-		if ((const uint8_t *)at < r->data + e->off + len &&
+		if ((const uint8_t *)at < sr_at(r, e->off + len) &&
 		    *at == '@') {
 			for (i = 0; i < 20; i++) {
 				int hi = sr_hex(at[1 + 2 * i]);
@@ -766,7 +990,7 @@ int syscap_next(struct syscap_reader *r, struct event *ev)
 		void *v;
 
 		ev->type = EVENT_COMM;
-		ev->comm.comm = sr_comm(r, (const char *)r->data + e->off + 24);
+		ev->comm.comm = sr_comm(r, (const char *)sr_at(r, e->off + 24));
 		name = mem_strdup(ev->comm.comm);
 		if (hashmap_get(&r->comms, (uint64_t)(uint32_t)ev->pid, &v))
 			old = v;
@@ -793,8 +1017,9 @@ int syscap_next(struct syscap_reader *r, struct event *ev)
 		ev->fork.time = ev->time;
 		return 1;
 	default:
-		return err_set(&r->err, ERR_CORRUPT, e->off, "frame type %u",
-			       type);
+		/* passed on as it is (counters, marks, logs, files...) */
+		ev->type = EVENT_OTHER;
+		return 1;
 	}
 }
 
@@ -851,27 +1076,47 @@ struct syscap_reader *syscap_open_mem(const void *data, size_t size,
 	return sr_finish_open(r, err);
 }
 
-struct syscap_reader *syscap_open(const char *path, struct err *err)
+/* A stream: its header read now, its frames as they are asked for. */
+static struct syscap_reader *sr_open_stream(struct syscap_reader *r,
+					    struct err *err)
+{
+	int rc = sr_fill(r, 0, 0, SYSCAP_HEADER_SIZE, false);
+
+	if (rc < 0 || sr_header(r, r->buf ? r->buf : (const uint8_t *)"",
+				r->len) < 0) {
+		*err = r->err;
+		syscap_close(r);
+		return NULL;
+	}
+	r->scan_off = SYSCAP_HEADER_SIZE;
+	r->info.file_size = UINT64_MAX;
+	r->info.pipe = true;
+	return r;
+}
+
+struct syscap_reader *syscap_open_fd(int fd, bool own, const char *name,
+				     struct err *err)
 {
 	struct syscap_reader *r;
 	struct stat st;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	if (fstat(fd, &st) < 0) {
 		err_sys(err, errno, "cannot open");
+		if (own)
+			close(fd);
 		return NULL;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		err_set(err, ERR_UNSUPPORTED, ERR_NO_OFF,
-			"a sysprof capture must be a regular file");
-		close(fd);
-		return NULL;
-	}
-	r = sr_new(path, err);
+	r = sr_new(name, err);
 	if (!r) {
-		close(fd);
+		if (own)
+			close(fd);
 		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || lseek(fd, 0, SEEK_CUR) != 0) {
+		r->stream = true;
+		input_from_fd(&r->in, fd, name);
+		r->in.own_fd = own;
+		return sr_open_stream(r, err);
 	}
 	if (st.st_size > 0) {
 		r->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
@@ -879,16 +1124,43 @@ struct syscap_reader *syscap_open(const char *path, struct err *err)
 		if (r->map == MAP_FAILED) {
 			r->map = NULL;
 			err_sys(err, errno, "cannot map");
-			close(fd);
+			if (own)
+				close(fd);
 			syscap_close(r);
 			return NULL;
 		}
 		r->map_len = (size_t)st.st_size;
 	}
-	close(fd);
+	if (own)
+		close(fd);
 	r->data = r->map ? r->map : (const uint8_t *)"";
 	r->size = r->map_len;
 	return sr_finish_open(r, err);
+}
+
+struct syscap_reader *syscap_open(const char *path, struct err *err)
+{
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return syscap_open_fd(STDIN_FILENO, false, path, err);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err_sys(err, errno, "cannot open");
+		return NULL;
+	}
+	return syscap_open_fd(fd, true, path, err);
+}
+
+void syscap_set_idle(struct syscap_reader *r, syscap_idle_fn fn, void *ctx)
+{
+	r->idle_fn = fn;
+	r->idle_ctx = ctx;
+}
+
+bool syscap_is_stream(const struct syscap_reader *r)
+{
+	return r->stream;
 }
 
 const struct err *syscap_err(const struct syscap_reader *r)
@@ -933,7 +1205,12 @@ void syscap_close(struct syscap_reader *r)
 	}
 	hashmap_release(&r->comms);
 	hashmap_release(&r->jit_keys);
+	for (size_t i = 0; r->stream && i < r->nr_jits; i++)
+		free((char *)r->jits[i].name);
 	free(r->jits);
+	if (r->stream)
+		input_close(&r->in);
+	free(r->buf);
 	hashmap_release(&r->tids);
 	syscap_order_release(&r->q);
 	free(r->scratch);

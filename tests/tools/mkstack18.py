@@ -21,8 +21,8 @@ def frame(kind, pid, time, payload, cpu=-1):
     return head + payload + b'\0' * (length - 24 - len(payload))
 
 
-def main():
-    d = open(sys.argv[1], 'rb').read()
+def frames(d):
+    """The file header, then every frame, of the capture d (bytes)."""
     if d[:8] != b'PERFILE2' or struct.unpack_from('<Q', d, 8)[0] != 104:
         sys.exit('mkstack18: not a little-endian file-mode perf.data')
     attr_size, aoff, asize, doff, dsize = struct.unpack_from('<5Q', d, 16)
@@ -82,7 +82,12 @@ def main():
                 out.append(frame(3, pid, time,
                                  struct.pack('<4Q', start, start + length, pgoff, ino) +
                                  name + b'\0'))
-    open(sys.argv[2], 'wb').write(b''.join(out))
+    return out
+
+
+def main():
+    d = open(sys.argv[1], 'rb').read()
+    open(sys.argv[2], 'wb').write(b''.join(frames(d)))
 
 
 if __name__ == '__main__':
