@@ -143,6 +143,8 @@ struct convert_out {
 	bool counts;                 /* a profile input to firefox output
 				      * weighted by samples: its counts are
 				      * the weights */
+	bool sw_started;             /* the sysprof writer had an event */
+	bool in_place;               /* written where it is, as it comes */
 };
 
 static int convert_flush(struct convert_out *o)
@@ -277,6 +279,17 @@ static unsigned convert_map_build_id(void *ctx, const char *path,
 	return convert_build_id(ctx, path, bid);
 }
 
+/*
+ * A stream's reader waits for input: what is written so far goes out
+ * (an error comes again at the next write).
+ */
+static void convert_idle(void *ctx)
+{
+	struct convert_out *o = ctx;
+
+	(void)syscap_writer_flush(o->sw);
+}
+
 /* perf.data and sysprof output: every input record, with its resolved
  * sample. */
 static int convert_record(void *ctx, const struct event *ev,
@@ -284,6 +297,15 @@ static int convert_record(void *ctx, const struct event *ev,
 {
 	struct convert_out *o = ctx;
 
+	if (o->sw && !o->sw_started) {
+		const struct perfdata_info *in = source_info(o->run->rd);
+
+		o->sw_started = true;
+		/* a sysprof input's frames are carried over as they are */
+		if (source_format(o->run->rd) == SOURCE_SYSPROF && !in->swap)
+			syscap_writer_passthrough(o->sw);
+		source_set_idle(o->run->rd, convert_idle, o);
+	}
 	if (o->sw) {
 		if (syscap_writer_event(o->sw, source_info(o->run->rd), ev,
 					 rs) < 0) {
@@ -462,7 +484,8 @@ static int convert_writer_finish(struct convert_out *o, bool quiet)
 
 static int convert_open(struct convert_out *o)
 {
-	int rc = outfile_open(&o->file, o->path);
+	int rc = o->in_place ? outfile_open_in_place(&o->file, o->path) :
+			       outfile_open(&o->file, o->path);
 
 	o->fd = o->file.fd;
 	return rc;
@@ -743,6 +766,7 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 	struct profile *prof = NULL;
 	enum profile_kind kind = profin_kind(&cfg->pin, in);
 	struct run run;
+	bool cut;
 	int rc;
 
 	if (kind != PROFILE_NONE)
@@ -760,6 +784,8 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 		convert_writer_free(&co);
 		return status;
 	}
+	/* sysprof output from a stream grows as the stream is read */
+	co.in_place = fmt == FMT_SYSPROF && source_is_stream(in);
 	rc = convert_open(&co);
 	if (rc == 0 && convert_record_writer(&co, &cfg->sopts, in, &run,
 					     &ro) < 0) {
@@ -782,6 +808,11 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 				 prof ? (void *)prof : &co);
 		if (rc == 0 && prof)
 			rc = profile_finish(prof);
+		/* a sysprof stream cut short: what came before is a capture */
+		cut = rc < 0 && co.sw && co.in_place && run.rd &&
+		      source_err(run.rd)->code == ERR_TRUNCATED;
+		if (cut && convert_writer_finish(&co, ro.quiet) < 0)
+			cut = false;
 		if (rc == 0 && (co.pw || co.sw))
 			rc = convert_writer_finish(&co, ro.quiet);
 		if (rc == 0 && co.ff)
@@ -792,8 +823,8 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 			run_print_stats(&run, stderr);
 		if (rc == 0 && cfg->stats && !ro.quiet && prof)
 			profile_print_stats(prof, stderr);
-		rc = convert_close(&co, rc == 0);
-		if (rc == 0)
+		rc = convert_close(&co, rc == 0 || cut);
+		if (rc == 0 && !cut)
 			status = report_judge(&cfg->rep, &run);
 		report_timing_end(&t);
 		report_add(&cfg->rep, in, out, status, &run, &t);

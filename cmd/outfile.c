@@ -72,6 +72,24 @@ static mode_t outfile_mode(const struct stat *old)
 	return 0644 & ~mask;
 }
 
+int outfile_open_in_place(struct outfile *o, const char *path)
+{
+	o->path = path;
+	o->target[0] = o->tmp[0] = '\0';
+	o->clean = 0;
+	if (!strcmp(path, "-")) {
+		o->fd = STDOUT_FILENO;
+		return 0;
+	}
+	o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY |
+		     O_CLOEXEC, 0666);
+	if (o->fd < 0) {
+		cmd_error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int outfile_open(struct outfile *o, const char *path)
 {
 	struct stat st;

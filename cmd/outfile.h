@@ -29,6 +29,14 @@ struct outfile {
  */
 int outfile_open(struct outfile *o, const char *path);
 
+/*
+ * Opens path for writing where it is (created or truncated now, no
+ * temporary): for output that must be seen growing while it is written
+ * (a sysprof stream's).  A failed run leaves what was written.  "-" is
+ * standard output.  Returns 0, or -1 after printing the error.
+ */
+int outfile_open_in_place(struct outfile *o, const char *path);
+
 /* Whether o->fd can seek (a regular file, /dev/null), else a stream. */
 bool outfile_seekable(const struct outfile *o);
 

@@ -36,6 +36,7 @@ struct syscap_writer {
 
 	int64_t first_time, last_time;
 	bool have_time;
+	bool pass;              /* sysprof input: frames passed through */
 
 	struct hashmap jit;     /* name hash -> key */
 	uint64_t next_jit;
@@ -151,6 +152,8 @@ static int sw_begin(struct syscap_writer *w, const struct perfdata_info *in,
 	 * (unknown, readers scan the frames) in a pipe, as sysprof does. */
 	memset(h + 80, 0, 8);
 	strbuf_add(&w->out, h, sizeof(h));
+	if (w->pass)
+		return 0;       /* the input's METADATA frames come through */
 	if (in && in->hostname &&
 	    sw_metadata(w, time, "hostname", in->hostname) < 0)
 		return -1;
@@ -367,6 +370,64 @@ static int sw_sample(struct syscap_writer *w, const struct event *ev,
 	return sw_put_frame(w);
 }
 
+/*
+ * A sysprof input's frame: a raw user stack becomes a SAMPLE frame with
+ * its resolved stack (the sampled ip alone when it has none); the input's
+ * own /proc/kallsyms and __symbols__ files are left out (the writer
+ * embeds them for the samples it wrote at the end); any other frame is
+ * copied as it is.  Events made up by the reader (JIT names, thread
+ * names) have no frame and are not written.
+ */
+static int sw_pass(struct syscap_writer *w, const struct perfdata_info *in,
+		   const struct event *ev, const struct rsample *rs,
+		   int16_t cpu, int64_t time)
+{
+	if (!ev->raw || ev->raw_len < SYSCAP_FRAME_HEADER_SIZE)
+		return 0;
+	if (!w->begun && sw_begin(w, in, time) < 0)
+		return -1;
+	if (ev->type == EVENT_SAMPLE && ev->rec_type == SYSCAP_STACK_USER) {
+		struct rframe ip = { .pc = ev->sample.ip,
+				     .origin = FRAME_SAMPLE };
+		struct rsample one = { .nr_frames = 1, .frames = &ip };
+
+		return sw_sample(w, ev, rs ? rs : &one, cpu, time);
+	}
+	if (ev->rec_type == SYSCAP_FILE_CHUNK &&
+	    ev->raw_len >= SYSCAP_CHUNK_DATA) {
+		const char *path = (const char *)ev->raw + 28;
+
+		if (!strncmp(path, SYSCAP_KALLSYMS_PATH, SYSCAP_CHUNK_PATH) ||
+		    !strncmp(path, SYSCAP_SYMBOLS_PATH, SYSCAP_CHUNK_PATH))
+			return 0;
+	}
+	if (ev->type == EVENT_SAMPLE) {
+		if (rs && sw_note_names(w, ev, rs) < 0)
+			return err_set(&w->err, ERR_NOMEM, ERR_NO_OFF,
+				       "sample");
+		w->st.samples++;
+	}
+	strbuf_add(&w->out, ev->raw, ev->raw_len);
+	w->st.frames++;
+	if (w->out.len >= SW_FLUSH_AT)
+		return sw_flush(w);
+	return 0;
+}
+
+void syscap_writer_passthrough(struct syscap_writer *w)
+{
+	if (w->begun)
+		return;
+	w->pass = true;
+	/* the input's JITMAP keys stay: new ones are above them */
+	w->next_jit = 1ull << 40;
+}
+
+int syscap_writer_flush(struct syscap_writer *w)
+{
+	return w->out.len ? sw_flush(w) : 0;
+}
+
 int syscap_writer_event(struct syscap_writer *w,
 			const struct perfdata_info *in,
 			const struct event *ev, const struct rsample *rs)
@@ -383,6 +444,8 @@ int syscap_writer_event(struct syscap_writer *w,
 	} else {
 		time = w->have_time ? w->last_time : 0;
 	}
+	if (w->pass)
+		return sw_pass(w, in, ev, rs, cpu, time);
 	/* Header and METADATA wait for the first frame: a pipe-mode perf.data
 	 * names its host in records read before that. */
 	if (ev->type != EVENT_SAMPLE && ev->type != EVENT_COMM &&

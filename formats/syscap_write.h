@@ -77,6 +77,22 @@ int syscap_writer_event(struct syscap_writer *w,
 			const struct event *ev, const struct rsample *rs);
 
 /*
+ * From now on (before the first event) the input is a sysprof capture in
+ * the host's byte order whose frames are passed through: each event's
+ * frame (ev->raw) is written as it is, in the order given, but for raw
+ * user stacks (type 18), which become SAMPLE frames with the resolved
+ * stack (PERF_CONTEXT_USER, the sampled ip, the return addresses: type 18
+ * has no kernel part), and the input's /proc/kallsyms and __symbols__
+ * files, which the writer makes again for every sample.  No METADATA of
+ * the writer's own (the input's come through); JITMAP keys of the
+ * writer's own start at 2^40, above the input's.
+ */
+void syscap_writer_passthrough(struct syscap_writer *w);
+
+/* Writes what is buffered now (a stream's reader waits).  0 or -1. */
+int syscap_writer_flush(struct syscap_writer *w);
+
+/*
  * Embeds the lines of a kallsyms file (text, len bytes) that the samples'
  * kernel frames are named from, each with the next line at a higher
  * address (where the symbol ends), and _text's (where the kernel is), as

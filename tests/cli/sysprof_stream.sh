@@ -1,15 +1,20 @@
 #!/bin/bash
-# sysprof_stream.sh - sysprof streams: raw user stacks (type 18), written
-# into a FIFO or a pipe at a profiler's pace by
-# tests/tools/sysprof_stream.py from a perf.data capture, are read as
-# they come and have the stacks of converting the capture itself; a
-# stream cut inside a frame ends with exit 2 naming the offset; a 1 GiB
-# stream converts with a peak RSS of at most 100 MiB.
+# sysprof_stream.sh - restack between a profiler and its capture file: a
+# sysprof stream of raw user stacks (type 18), written into a FIFO or a
+# pipe at a profiler's pace by tests/tools/sysprof_stream.py from a
+# perf.data capture, is read as it comes.  The output grows while the
+# producer is held mid-stream; the finished output, read by
+# libsysprof-capture (tests/tools/syscap_validate.c) and by restack, has
+# the samples and stacks of converting the capture itself; standard input
+# and output, folded output; a stream cut inside a frame ends with exit 2
+# naming the offset and the capture before it written; a 1 GiB stream
+# converts with a peak RSS of at most 100 MiB.
 . "$(dirname "$0")/lib.sh"
 
 need_perf
 command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
 [ -x /usr/bin/time ] || skip_all "/usr/bin/time is not installed"
+validate=$BUILD/tests/syscap_validate
 producer=$TOP/tests/tools/sysprof_stream.py
 
 home=$T/home
@@ -20,31 +25,132 @@ record -e cpu-clock -F 2000 --call-graph dwarf -o "$d" \
 
 # The capture itself (type 18 has no kernel part: --no-kernel).
 restack_clean convert --no-kernel "$d" -o "$T/direct.folded"
+restack_clean convert --no-kernel "$d" --to sysprof -o "$T/direct.syscap"
 nsamples=$(awk '{ s += $NF } END { print s + 0 }' "$T/direct.folded")
 check "the capture has samples ($nsamples)" test "$nsamples" -gt 50
 
-# --- a FIFO and standard input ------------------------------------------
+# samples FILE.syscap: libsysprof-capture's SAMPLE lines, sorted (a
+# frame older than what a pause let go comes late: out of time order).
+samples() {
+	"$validate" "$1" >"$T/val.tmp" && grep '^sample ' "$T/val.tmp" | sort
+}
+
+# --- a FIFO, the producer held after 60 frames ---------------------------
 mkfifo "$T/fifo"
-python3 "$producer" --pause-ms 1 "$d" >"$T/fifo" &
-restack_clean convert "$T/fifo" -o "$T/fifo.folded"
-wait
+python3 "$producer" --hold 60 "$T/go" --ready "$T/held" "$d" >"$T/fifo" &
+prod=$!
+"$RESTACK" convert -q --to sysprof "$T/fifo" -o "$T/fifo.syscap" \
+	2>"$T/fifo.err" &
+conv=$!
+for _ in $(seq 200); do
+	[ -e "$T/held" ] && [ -s "$T/fifo.syscap" ] &&
+		[ "$(stat -c %s "$T/fifo.syscap")" -gt 256 ] && break
+	sleep 0.05
+done
+held_size=$(stat -c %s "$T/fifo.syscap" 2>/dev/null || echo 0)
+check "the producer is held mid-stream" kill -0 $prod
+check "the output has grown while the producer writes ($held_size bytes)" \
+	test "$held_size" -gt 256
+touch "$T/go"
+wait $prod
+wait $conv
+is "$?" 0 "the FIFO's stream converts" 
+final_size=$(stat -c %s "$T/fifo.syscap")
+check "... and the output grew after the hold ($held_size -> $final_size)" \
+	test "$final_size" -gt "$held_size"
+restack_clean convert "$T/fifo.syscap" -o "$T/fifo.folded"
 same_file "$T/direct.folded" "$T/fifo.folded" \
-	"a FIFO: the stacks of the capture itself"
+	"restack reads the stacks of the capture itself from the output"
+if [ -x "$validate" ]; then
+	samples "$T/direct.syscap" >"$T/direct.val"
+	if samples "$T/fifo.syscap" >"$T/fifo.val"; then
+		same_file "$T/direct.val" "$T/fifo.val" \
+			"libsysprof-capture reads the capture's samples from the output, stack for stack"
+	else
+		fail "libsysprof-capture reads the output"
+	fi
+else
+	skip "libsysprof-capture checks" "no $validate (libsysprof-4-dev)"
+fi
+
+# --- standard input and output ------------------------------------------
+python3 "$producer" --pause-ms 1 "$d" |
+	"$RESTACK" convert -q --to sysprof - -o - >"$T/stdout.syscap"
+is "$?" 0 "standard input to standard output converts"
+restack_clean convert "$T/stdout.syscap" -o "$T/stdout.folded"
+same_file "$T/direct.folded" "$T/stdout.folded" \
+	"... to the stacks of the capture itself"
+if [ -x "$validate" ]; then
+	samples "$T/stdout.syscap" >"$T/stdout.val"
+	same_file "$T/direct.val" "$T/stdout.val" \
+		"... for libsysprof-capture too"
+fi
 python3 "$producer" "$d" | "$RESTACK" convert -q - -o "$T/stdin.folded"
 same_file "$T/direct.folded" "$T/stdin.folded" \
-	"standard input: the stacks of the capture itself"
+	"standard input to folded: the stacks of the capture itself"
+
+python3 "$producer" "$d" >"$T/whole.stream"
+
+# --- frames restack does not change pass through -------------------------
+# The stream with METADATA, MARK, LOG, FILE_CHUNK and JITMAP frames put
+# in after its header: each is in the output byte for byte.
+python3 - "$T/whole.stream" "$T/extra.stream" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+def frame(kind, time, payload):
+    n = (24 + len(payload) + 7) & ~7
+    return (struct.pack('<HhiqB7x', n, -1, 4242, time, kind) + payload +
+            b'\0' * (n - 24 - len(payload)))
+t, = struct.unpack_from('<q', d, 256 + 8)
+extra = [
+    frame(11, t, b'org.test.key'.ljust(40, b'\0') + b'value\0'),
+    frame(10, t, struct.pack('<q', 5) + b'group'.ljust(24, b'\0') +
+          b'mark'.ljust(40, b'\0') + b'a mark\0'),
+    frame(12, t, struct.pack('<HHI', 8, 0, 0) + b'Sampler'.ljust(32, b'\0') +
+          b'Lost 0 samples\0'),
+    frame(13, t, struct.pack('<I', 5 << 16 | 1) +
+          b'/proc/test'.ljust(256, b'\0') + b'hello'),
+    frame(7, t, struct.pack('<I', 1) + struct.pack('<Q', 0xE000000000000001) +
+          b'jitted\0'),
+]
+open(sys.argv[2], 'wb').write(d[:256] + b''.join(extra) + d[256:])
+open(sys.argv[2] + '.frames', 'w').write(
+    ''.join(f.hex() + '\n' for f in extra))
+PY
+"$RESTACK" convert -q --to sysprof - -o "$T/extra.syscap" <"$T/extra.stream"
+python3 - "$T/extra.syscap" >"$T/extra.out" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+off = 256
+while off + 24 <= len(d):
+    n, = struct.unpack_from('<H', d, off)
+    print(d[off:off + n].hex())
+    off += n
+PY
+missing=$(grep -cvxFf "$T/extra.out" "$T/extra.stream.frames")
+is "$missing" 0 "METADATA, MARK, LOG, FILE_CHUNK and JITMAP frames pass through byte for byte"
+if [ -x "$validate" ]; then
+	check "... and libsysprof-capture reads the output" \
+		"$validate" "$T/extra.syscap"
+fi
 
 # --- cut inside a frame ------------------------------------------------------
 python3 "$producer" --cut "$d" |
-	"$RESTACK" convert - -o "$T/cut.folded" 2>"$T/cut.err"
+	"$RESTACK" convert --to sysprof - -o "$T/cut.syscap" 2>"$T/cut.err"
 is "$?" 2 "a stream cut inside a frame: exit 2"
 check "... the error names the offset" \
 	grep -qE '^restack: -\+0x[0-9a-f]+: ' "$T/cut.err"
 off=$(sed -n 's/^restack: -+0x\([0-9a-f]*\): .*/\1/p' "$T/cut.err" | head -n 1)
-python3 "$producer" "$d" >"$T/whole.stream"
 whole=$(stat -c %s "$T/whole.stream")
 check "... the frame it names is the last one (0x$off of $whole bytes)" \
 	test $((0x${off:-0})) -gt $((whole - 65536)) -a $((0x${off:-0})) -lt "$whole"
+if restack_clean convert "$T/cut.syscap" -o "$T/cut.folded"; then
+	n=$(awk '{ s += $NF } END { print s + 0 }' "$T/cut.folded")
+	check "... and what came before is written ($n of $nsamples samples)" \
+		test "$n" -ge $((nsamples - 1))
+else
+	fail "... and what came before is a capture restack reads"
+fi
 
 # --- 1 GiB through a pipe ----------------------------------------------------
 limit_kb=$((100 * 1024))
