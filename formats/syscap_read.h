@@ -68,7 +68,8 @@ struct syscap_reader;
  */
 struct syscap_reader *syscap_open(const char *path, struct err *err);
 
-/* Like syscap_open() on fd, closed by the reader when own. */
+/* Like syscap_open() on fd, closed by the reader when own (also when
+ * it fails). */
 struct syscap_reader *syscap_open_fd(int fd, bool own, const char *name,
 				     struct err *err);
 

@@ -1,12 +1,17 @@
 /*
  * fuzz_syscap.c - libFuzzer target for the sysprof capture reader: open
  * the bytes as a capture, read every event (touching every byte an event
- * points at) and the embedded kernel symbols, close.  Built with tests/fuzz/replay.c for `make check` and
- * with -fsanitize=fuzzer by `make fuzz`.
+ * points at) and the embedded kernel symbols, close; then the same bytes
+ * as a stream, written into a pipe by a thread.  Built with
+ * tests/fuzz/replay.c for `make check` and with -fsanitize=fuzzer by
+ * `make fuzz`.
  */
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "formats/syscap_read.h"
 
@@ -44,17 +49,11 @@ static void fuzz_touch(const struct event *ev)
 	fuzz_sink += h;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void fuzz_read(struct syscap_reader *r)
 {
-	struct syscap_reader *r;
-	struct err err;
+	const struct perfdata_info *in = syscap_info(r);
 	struct event ev;
-	const struct perfdata_info *in;
 
-	r = syscap_open_mem(data, size, "fuzz", &err);
-	if (!r)
-		return 0;
-	in = syscap_info(r);
 	if (in->hostname)
 		fuzz_sink += strlen(in->hostname);
 	/* the embedded /proc/kallsyms: its bytes and the NUL after them */
@@ -63,5 +62,65 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (syscap_next(r, &ev) > 0)
 		fuzz_touch(&ev);
 	syscap_close(r);
+}
+
+struct fuzz_pipe {
+	int fd;
+	const uint8_t *data;
+	size_t size;
+};
+
+/* Writes the input into the pipe, then closes it. */
+static void *fuzz_writer(void *arg)
+{
+	struct fuzz_pipe *p = arg;
+	size_t done = 0;
+
+	while (done < p->size) {
+		ssize_t n = write(p->fd, p->data + done, p->size - done);
+
+		if (n <= 0)
+			break;  /* the reader stopped (EPIPE) */
+		done += (size_t)n;
+	}
+	close(p->fd);
+	return NULL;
+}
+
+/* The bytes as a stream: the reader reads what a thread writes. */
+static void fuzz_stream(const uint8_t *data, size_t size)
+{
+	struct fuzz_pipe p = { -1, data, size };
+	struct syscap_reader *r;
+	struct err err;
+	pthread_t t;
+	int fds[2];
+
+	if (pipe(fds) < 0)
+		return;
+	p.fd = fds[1];
+	if (pthread_create(&t, NULL, fuzz_writer, &p)) {
+		close(fds[0]);
+		close(fds[1]);
+		return;
+	}
+	/* fds[0] is the reader's: closed by it, also when it fails */
+	r = syscap_open_fd(fds[0], true, "fuzz-stream", &err);
+	if (r)
+		fuzz_read(r);
+	pthread_join(t, NULL);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct syscap_reader *r;
+	struct err err;
+
+	/* a reader that stops early leaves the writer's pipe without one */
+	signal(SIGPIPE, SIG_IGN);
+	r = syscap_open_mem(data, size, "fuzz", &err);
+	if (r)
+		fuzz_read(r);
+	fuzz_stream(data, size);
 	return 0;
 }
