@@ -134,6 +134,28 @@ if [ -x "$validate" ]; then
 		"$validate" "$T/extra.syscap"
 fi
 
+# --- a frame later than the window ----------------------------------------
+# 12 MiB of samples, then the first sample again with its own time: older
+# than all that went out, it is delivered late and counted, not dropped.
+python3 "$producer" --burst 64 --repeat $((12 << 20)) "$d" >"$T/late.stream"
+python3 - "$T/whole.stream" >>"$T/late.stream" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+off = 256
+while d[off + 16] != 18:
+    off += struct.unpack_from('<H', d, off)[0]
+sys.stdout.buffer.write(d[off:off + struct.unpack_from('<H', d, off)[0]])
+PY
+cat "$T/late.stream" |
+	"$RESTACK" convert - -o "$T/late.folded" 2>"$T/late.err"
+is "$?" 0 "a stream with a frame later than the window converts"
+check "... the late frame is counted in a note" \
+	grep -q "note: -: 1 frames came after newer ones had gone out" \
+	"$T/late.err"
+n=$(awk '{ s += $NF } END { print s + 0 }' "$T/late.folded")
+check "... and delivered ($n samples, $nsamples per round and one)" \
+	test $((n % nsamples)) -eq 1
+
 # --- cut inside a frame ------------------------------------------------------
 python3 "$producer" --cut "$d" |
 	"$RESTACK" convert --to sysprof - -o "$T/cut.syscap" 2>"$T/cut.err"
