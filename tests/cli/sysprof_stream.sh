@@ -8,7 +8,8 @@
 # the samples and stacks of converting the capture itself; standard input
 # and output, folded output; a stream cut inside a frame ends with exit 2
 # naming the offset and the capture before it written; a 1 GiB stream
-# converts with a peak RSS of at most 100 MiB.
+# converts with a peak RSS of at most 100 MiB; a pipe-mode perf.data is
+# read from a FIFO too.
 . "$(dirname "$0")/lib.sh"
 
 need_perf
@@ -172,6 +173,23 @@ if restack_clean convert "$T/cut.syscap" -o "$T/cut.folded"; then
 		test "$n" -ge $((nsamples - 1))
 else
 	fail "... and what came before is a capture restack reads"
+fi
+
+# --- a pipe-mode perf.data from a FIFO ---------------------------------------
+# Its first bytes, read to tell the format, are read again (they were lost,
+# and restack then waited to open the FIFO again).
+if record -e cpu-clock -F 2000 --call-graph dwarf -o - \
+	-- "$T/threads" 500 >"$T/pipe.data"; then
+	restack_clean convert "$T/pipe.data" -o "$T/pipe.folded"
+	mkfifo "$T/pd.fifo"
+	cat "$T/pipe.data" >"$T/pd.fifo" &
+	timeout 20 "$RESTACK" convert -q "$T/pd.fifo" -o "$T/pd-fifo.folded"
+	is "$?" 0 "a pipe-mode perf.data from a FIFO converts"
+	kill $! 2>/dev/null
+	same_file "$T/pipe.folded" "$T/pd-fifo.folded" \
+		"... as from the file"
+else
+	skip "a pipe-mode perf.data from a FIFO" "perf record -o - failed"
 fi
 
 # --- 1 GiB through a pipe ----------------------------------------------------
