@@ -32,7 +32,7 @@ LIBS = $(DEP_LIBS)
 COMMON_SRC = common/err.c common/mem.c common/strbuf.c common/input.c \
 	common/hashmap.c common/arena.c common/stack.c common/dynlib.c \
 	common/strtab.c common/regfile.c common/sigclean.c \
-	common/sfilter.c
+	common/sfilter.c common/readahead.c
 FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/perfdata_feature.c formats/perfdata_order.c \
 	formats/perfdata_names.c formats/perfdata_mapper.c formats/perfdata_windows.c formats/perfdata_dump.c formats/perfdata_tp.c \

@@ -108,6 +108,11 @@ long long input_peek_fd(int fd, void *buf, size_t len, struct err *err)
 	return (long long)got;
 }
 
+bool input_has_peeked(const struct input *in)
+{
+	return in->fd == input_head_fd && in->stream_pos < input_head_len;
+}
+
 static long long input_read_stream(struct input *in, void *buf, size_t len,
 				   struct err *err)
 {

@@ -42,6 +42,9 @@ int input_open(struct input *in, const char *path, struct err *err);
 #define INPUT_PEEK_MAX 16
 long long input_peek_fd(int fd, void *buf, size_t len, struct err *err);
 
+/* Whether bytes input_peek_fd() took are still to be read from in. */
+bool input_has_peeked(const struct input *in);
+
 /* Wraps an open descriptor the caller keeps owning. */
 void input_from_fd(struct input *in, int fd, const char *name);
 

@@ -20,7 +20,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -33,6 +32,7 @@
 #include "common/input.h"
 #include "common/hashmap.h"
 #include "common/mem.h"
+#include "common/readahead.h"
 #include "formats/syscap.h"
 #include "formats/syscap_order.h"
 
@@ -52,6 +52,11 @@
 #define SR_WINDOW (8u << 20)
 /* A stream's buffer reads this much at once at most. */
 #define SR_READ_CHUNK (256u << 10)
+/*
+ * A stream's bytes read ahead by a thread while restack is busy (a module
+ * loading): the profiler writing it waits only beyond this.
+ */
+#define SR_AHEAD (32u << 20)
 /*
  * A stream that brings nothing for this long lets the frames waiting in
  * the window go (each later frame older than one gone is late).
@@ -94,6 +99,7 @@ struct syscap_reader {
 	const char *name;
 	bool stream;            /* read once, front to back (pipe, FIFO) */
 	struct input in;        /* stream: where the bytes come from */
+	struct readahead ahead; /* stream: ... read by a thread */
 	uint8_t *buf;           /* stream: file bytes [base, base + len) */
 	size_t len, alloc;
 	uint64_t base;
@@ -756,16 +762,6 @@ static int sr_pop(struct syscap_reader *r, struct syscap_qent *e)
 	}
 }
 
-/* Whether the stream has bytes to read within ms milliseconds. */
-static bool sr_ready(const struct syscap_reader *r, int ms)
-{
-	struct pollfd p = { .fd = r->in.fd, .events = POLLIN };
-
-	if (r->in.fd == STDIN_FILENO && r->in.stream_pos < INPUT_PEEK_MAX)
-		return true;    /* the peeked bytes may be waiting */
-	return poll(&p, 1, ms) != 0;    /* errors: let read() say */
-}
-
 /*
  * Makes the stream's bytes [off, off + need) buffered, dropping those
  * before keep.  Returns 1, 0 when the stream ends first (r->eof), 2 when
@@ -797,14 +793,18 @@ static int sr_fill(struct syscap_reader *r, uint64_t keep, uint64_t off,
 			return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF,
 				       "stream buffer");
 		r->data = r->buf;
-		if (!sr_ready(r, 0)) {
+		n = readahead_read(&r->ahead, r->buf + r->len,
+				   r->alloc - r->len, 0, &r->err);
+		if (n == -2) {
+			/* all that came is read: it may go out now */
 			if (r->idle_fn)
 				r->idle_fn(r->idle_ctx);
-			if (may_idle && !sr_ready(r, SR_IDLE_MS))
+			n = readahead_read(&r->ahead, r->buf + r->len,
+					   r->alloc - r->len,
+					   may_idle ? SR_IDLE_MS : -1, &r->err);
+			if (n == -2)
 				return 2;
 		}
-		n = input_read_some(&r->in, r->buf + r->len, r->alloc - r->len,
-				    &r->err);
 		if (n < 0)
 			return -1;
 		if (n == 0)
@@ -1076,12 +1076,17 @@ struct syscap_reader *syscap_open_mem(const void *data, size_t size,
 	return sr_finish_open(r, err);
 }
 
-/* A stream: its header read now, its frames as they are asked for. */
+/*
+ * A stream: read ahead by a thread from now on, its header now, its
+ * frames as they are asked for.
+ */
 static struct syscap_reader *sr_open_stream(struct syscap_reader *r,
 					    struct err *err)
 {
-	int rc = sr_fill(r, 0, 0, SYSCAP_HEADER_SIZE, false);
+	int rc = readahead_start(&r->ahead, &r->in, SR_AHEAD, &r->err);
 
+	if (rc == 0)
+		rc = sr_fill(r, 0, 0, SYSCAP_HEADER_SIZE, false);
 	if (rc < 0 || sr_header(r, r->buf ? r->buf : (const uint8_t *)"",
 				r->len) < 0) {
 		*err = r->err;
@@ -1208,8 +1213,10 @@ void syscap_close(struct syscap_reader *r)
 	for (size_t i = 0; r->stream && i < r->nr_jits; i++)
 		free((char *)r->jits[i].name);
 	free(r->jits);
-	if (r->stream)
+	if (r->stream) {
+		readahead_stop(&r->ahead);
 		input_close(&r->in);
+	}
 	free(r->buf);
 	hashmap_release(&r->tids);
 	syscap_order_release(&r->q);

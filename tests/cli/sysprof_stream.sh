@@ -8,8 +8,9 @@
 # the samples and stacks of converting the capture itself; standard input
 # and output, folded output; a stream cut inside a frame ends with exit 2
 # naming the offset and the capture before it written; a 1 GiB stream
-# converts with a peak RSS of at most 100 MiB; a pipe-mode perf.data is
-# read from a FIFO too.
+# converts with a peak RSS of at most 100 MiB; a producer does not wait
+# while restack is busy (up to 32 MiB read ahead); a pipe-mode perf.data
+# is read from a FIFO too.
 . "$(dirname "$0")/lib.sh"
 
 need_perf
@@ -174,6 +175,28 @@ if restack_clean convert "$T/cut.syscap" -o "$T/cut.folded"; then
 else
 	fail "... and what came before is a capture restack reads"
 fi
+
+# --- restack busy: the profiler is not kept waiting -----------------------
+# restack's output is not read for 4 s (as if a module took that long to
+# load): the 24 MiB stream is still taken in whole at once (read ahead,
+# 32 MiB at most), so the producer ends long before restack does.
+rm -f "$T/produced"
+{ python3 "$producer" --burst 64 --repeat $((24 << 20)) "$d" &&
+	touch "$T/produced"; } |
+	"$RESTACK" convert -q --to sysprof - -o - |
+	{ sleep 4; cat >"$T/busy.syscap"; } &
+busy=$!
+for _ in $(seq 60); do
+	[ -e "$T/produced" ] && break
+	sleep 0.05
+done
+check "the producer is done within 3 s while restack's output waits" \
+	test -e "$T/produced"
+wait $busy
+n=$(restack_clean convert "$T/busy.syscap" -o - |
+	awk '{ s += $NF } END { print s + 0 }')
+check "... and every sample is written ($n, a multiple of $nsamples)" \
+	test $((n % nsamples)) -eq 0 -a "$n" -gt 0
 
 # --- a pipe-mode perf.data from a FIFO ---------------------------------------
 # Its first bytes, read to tell the format, are read again (they were lost,
