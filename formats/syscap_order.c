@@ -192,7 +192,10 @@ bool syscap_order_pop(struct syscap_order *q, bool draining,
 	if (!q->nr_runs)
 		return false;
 	top = &q->runs[0];
-	if (!draining && (!q->limit_any || q->ents[top->head].time > q->limit))
+	/* max_time is the newest queued: no older than any waiting */
+	if (!draining && (!q->limit_any || q->ents[top->head].time > q->limit) &&
+	    !(q->horizon > 0 && (uint64_t)q->max_time -
+	      (uint64_t)q->ents[top->head].time > (uint64_t)q->horizon))
 		return false;
 	*e = q->ents[top->head];
 	q->nr_live--;

@@ -44,6 +44,8 @@ struct syscap_order {
 	size_t open;                    /* run at the end of ents, or
 					 * SIZE_MAX */
 	uint64_t window;                /* bytes */
+	int64_t horizon;                /* time units; 0: none (see
+					 * syscap_order_set_horizon()) */
 	uint64_t read_bytes, next_mark;
 	bool any;                       /* max_time is set */
 	int64_t max_time;               /* newest time queued */
@@ -58,6 +60,17 @@ struct syscap_order {
 };
 
 void syscap_order_init(struct syscap_order *q, uint64_t window);
+
+/*
+ * Frames may also go once a frame newer by more than horizon (in the
+ * frames' time, ns) has been read, however few bytes came after them: a
+ * live stream's frames do not wait for the window's bytes.  0: off.
+ */
+static inline void syscap_order_set_horizon(struct syscap_order *q,
+					    int64_t horizon)
+{
+	q->horizon = horizon;
+}
 
 /*
  * One frame read, ending at file offset end: e, when not NULL, is queued.

@@ -62,6 +62,11 @@
  * the window go (each later frame older than one gone is late).
  */
 #define SR_IDLE_MS 100
+/*
+ * ... and when a frame this much newer (capture time, ns) has come: a
+ * live stream's output lags its input by this, not by 8 MiB of frames.
+ */
+#define SR_HORIZON 500000000
 
 /* Pages behind the frames still needed are let go this many at once. */
 #define SR_DROP_CHUNK (2u << 20)
@@ -106,6 +111,8 @@ struct syscap_reader {
 	bool eof;               /* stream: no more bytes */
 	bool idle;              /* stream: waited SR_IDLE_MS for input */
 	bool cut;               /* stream: ended inside the frame at scan_off */
+	struct syscap_qent early; /* stream: a MAP or PROCESS frame to go */
+	bool have_early;
 	syscap_idle_fn idle_fn; /* called before waiting for input */
 	void *idle_ctx;
 	const uint8_t *data;
@@ -825,6 +832,7 @@ static int sr_pop_stream(struct syscap_reader *r, struct syscap_qent *e)
 {
 	if (r->phase == SR_START) {
 		syscap_order_init(&r->q, r->window);
+		syscap_order_set_horizon(&r->q, SR_HORIZON);
 		r->phase = SR_REST;
 	}
 	for (;;) {
@@ -833,8 +841,14 @@ static int sr_pop_stream(struct syscap_reader *r, struct syscap_qent *e)
 		struct cur c;
 		uint16_t len;
 		uint8_t type;
+		bool early;
 		int rc;
 
+		if (r->have_early) {
+			*e = r->early;
+			r->have_early = false;
+			return 1;
+		}
 		if (syscap_order_pop(&r->q, r->eof || r->idle, e))
 			return 1;
 		if (r->eof) {
@@ -872,14 +886,25 @@ static int sr_pop_stream(struct syscap_reader *r, struct syscap_qent *e)
 		c = sr_cur(r, off + 8, 8);
 		qe.time = (int64_t)cur_u64(&c);
 		qe.off = off;
+		/* MAP and PROCESS go at once, ahead of older frames waiting:
+		 * as a file's come first (sysprof's /proc scan has times
+		 * after the first samples) */
+		early = type == SYSCAP_MAP || type == SYSCAP_PROCESS;
 		if (syscap_order_read(&r->q,
-				      sr_wanted(r, off, len) ? &qe : NULL,
-				      len, off + len) < 0)
+				      sr_wanted(r, off, len) && !early ?
+				      &qe : NULL, len, off + len) < 0)
 			return err_set(&r->err, ERR_NOMEM, ERR_NO_OFF,
 				       "frame order");
 		r->scan_off = off + len;
-		if (r->next_jit < r->nr_jits || r->next_bsym < r->nr_bsyms)
+		if (r->next_jit < r->nr_jits || r->next_bsym < r->nr_bsyms) {
+			if (early)      /* after the names */
+				r->early = qe, r->have_early = true;
 			return 2;
+		}
+		if (early) {
+			*e = qe;
+			return 1;
+		}
 	}
 }
 

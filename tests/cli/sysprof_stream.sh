@@ -93,6 +93,29 @@ same_file "$T/direct.folded" "$T/stdin.folded" \
 
 python3 "$producer" "$d" >"$T/whole.stream"
 
+# --- MAP and PROCESS frames timed after the samples --------------------------
+# As sysprof writes its /proc scan: read first, but timed after every
+# sample.  They are applied when read, as a file's are applied first.
+python3 - "$T/whole.stream" >"$T/late-maps.stream" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+off, last, maps = 256, 0, []
+while off + 24 <= len(d):
+    n, = struct.unpack_from('<H', d, off)
+    t, = struct.unpack_from('<q', d, off + 8)
+    last = max(last, t)
+    if d[off + 16] in (3, 4):
+        maps.append(off)
+    off += n
+for off in maps:
+    struct.pack_into('<q', d, off + 8, last + 1000)
+sys.stdout.buffer.write(d)
+PY
+cat "$T/late-maps.stream" |
+	"$RESTACK" convert -q - -o "$T/late-maps.folded"
+same_file "$T/direct.folded" "$T/late-maps.folded" \
+	"MAP and PROCESS frames timed after the samples still name them"
+
 # --- frames restack does not change pass through -------------------------
 # The stream with METADATA, MARK, LOG, FILE_CHUNK and JITMAP frames put
 # in after its header: each is in the output byte for byte.

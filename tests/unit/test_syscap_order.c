@@ -3,7 +3,8 @@
  * (formats/syscap_order.c) and the reader's two walks through it: frames
  * come out by (time, offset) when out of place by less than the window,
  * later ones are counted late, the window holds what its bytes allow,
- * and MAP and PROCESS frames still come first from anywhere in the file.
+ * and MAP and PROCESS frames still come first from anywhere in the file;
+ * a stream's time horizon lets frames go without the window's bytes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -271,9 +272,53 @@ static void test_reader(void)
 	free(c.p);
 }
 
+/*
+ * A stream's time horizon: frames go once a frame newer by more than it
+ * has been read, however large the window; the order stays by time for
+ * frames out of place by less, a frame older than the horizon is late.
+ */
+static void test_horizon(void)
+{
+	struct syscap_order q;
+	struct syscap_qent e, out[8];
+	static const int64_t times[] = { 100, 90, 250, 150, 320, 120, 900 };
+	size_t i, k = 0;
+
+	syscap_order_init(&q, 1u << 30);
+	syscap_order_set_horizon(&q, 200);
+	for (i = 0; i < ARRAY_SIZE(times); i++) {
+		e.time = times[i];
+		e.off = 256 + FRAME * i;
+		CHECK(syscap_order_read(&q, &e, FRAME, e.off + FRAME) == 0,
+		      "horizon: frame %zu queued", i);
+		while (syscap_order_pop(&q, false, &out[k]))
+			k++;
+		if (i == 3)
+			CHECK_EQ_U64(k, 0, "horizon: nothing goes within 200 "
+				     "of the newest (250)");
+		if (i == 4)
+			CHECK(k == 2 && out[0].time == 90 && out[1].time == 100,
+			      "horizon: 320 lets 90 and 100 go, in time order "
+			      "(%zu)", k);
+	}
+	CHECK(k == 6 && out[2].time == 120 && out[3].time == 150 &&
+	      out[4].time == 250 && out[5].time == 320,
+	      "horizon: 900 lets all but itself go: 120 waited for its "
+	      "place (%zu)", k);
+	CHECK_EQ_U64(q.late, 0, "horizon: nothing late");
+	e.time = 300;   /* older than 320, which went */
+	e.off = 256 + FRAME * 7;
+	syscap_order_read(&q, &e, FRAME, e.off + FRAME);
+	CHECK(syscap_order_pop(&q, false, &out[k]) && out[k].time == 300,
+	      "horizon: a frame older than what went goes at once");
+	CHECK_EQ_U64(q.late, 1, "horizon: ... counted late");
+	syscap_order_release(&q);
+}
+
 int main(void)
 {
 	test_window();
 	test_reader();
+	test_horizon();
 	return done_testing();
 }
