@@ -37,6 +37,8 @@ struct syscap_writer {
 	int64_t first_time, last_time;
 	bool have_time;
 	bool pass;              /* sysprof input: frames passed through */
+	bool in_kallsyms;       /* ... with its own /proc/kallsyms */
+	bool in_symbols;        /* ... with its own __symbols__ */
 
 	struct hashmap jit;     /* name hash -> key */
 	uint64_t next_jit;
@@ -372,11 +374,10 @@ static int sw_sample(struct syscap_writer *w, const struct event *ev,
 
 /*
  * A sysprof input's frame: a raw user stack becomes a SAMPLE frame with
- * its resolved stack (the sampled ip alone when it has none); the input's
- * own /proc/kallsyms and __symbols__ files are left out (the writer
- * embeds them for the samples it wrote at the end); any other frame is
- * copied as it is.  Events made up by the reader (JIT names, thread
- * names) have no frame and are not written.
+ * its resolved stack (the sampled ip alone when it has none); any other
+ * frame is copied as it is (the input's own /proc/kallsyms and
+ * __symbols__ then stand for the writer's).  Events made up by the
+ * reader (JIT names, thread names) have no frame and are not written.
  */
 static int sw_pass(struct syscap_writer *w, const struct perfdata_info *in,
 		   const struct event *ev, const struct rsample *rs,
@@ -397,9 +398,10 @@ static int sw_pass(struct syscap_writer *w, const struct perfdata_info *in,
 	    ev->raw_len >= SYSCAP_CHUNK_DATA) {
 		const char *path = (const char *)ev->raw + 28;
 
-		if (!strncmp(path, SYSCAP_KALLSYMS_PATH, SYSCAP_CHUNK_PATH) ||
-		    !strncmp(path, SYSCAP_SYMBOLS_PATH, SYSCAP_CHUNK_PATH))
-			return 0;
+		if (!strncmp(path, SYSCAP_KALLSYMS_PATH, SYSCAP_CHUNK_PATH))
+			w->in_kallsyms = true;
+		if (!strncmp(path, SYSCAP_SYMBOLS_PATH, SYSCAP_CHUNK_PATH))
+			w->in_symbols = true;
 	}
 	if (ev->type == EVENT_SAMPLE) {
 		if (rs && sw_note_names(w, ev, rs) < 0)
@@ -541,7 +543,7 @@ static int sw_symbols(struct syscap_writer *w)
 	uint32_t pad = 0;
 	int rc;
 
-	if (!w->nr_usyms)
+	if (!w->nr_usyms || w->in_symbols)
 		return 0;
 	qsort(w->usyms, w->nr_usyms, sizeof(*w->usyms), sw_usym_cmp);
 	for (i = 0; i < w->nr_usyms; i++)
@@ -599,7 +601,7 @@ int syscap_writer_kallsyms(struct syscap_writer *w, const char *text,
 	bool want_next = false;
 	int rc;
 
-	if (!w->knames.nr)
+	if (!w->knames.nr || w->in_kallsyms)
 		return 0;
 	strbuf_init(&out);
 	while (p < end) {

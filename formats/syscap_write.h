@@ -82,9 +82,9 @@ int syscap_writer_event(struct syscap_writer *w,
  * frame (ev->raw) is written as it is, in the order given, but for raw
  * user stacks (type 18), which become SAMPLE frames with the resolved
  * stack (PERF_CONTEXT_USER, the sampled ip, the return addresses: type 18
- * has no kernel part), and the input's /proc/kallsyms and __symbols__
- * files, which the writer makes again for every sample.  No METADATA of
- * the writer's own (the input's come through); JITMAP keys of the
+ * has no kernel part).  No METADATA of the writer's own (the input's come
+ * through), nor /proc/kallsyms or __symbols__ when the input had its own
+ * (two copies of a file would be read as one); JITMAP keys of the
  * writer's own start at 2^40, above the input's.
  */
 void syscap_writer_passthrough(struct syscap_writer *w);

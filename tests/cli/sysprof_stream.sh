@@ -181,6 +181,24 @@ n=$(awk '{ s += $NF } END { print s + 0 }' "$T/late.folded")
 check "... and delivered ($n samples, $nsamples per round and one)" \
 	test $((n % nsamples)) -eq 1
 
+# The input's own /proc/kallsyms and __symbols__ come through, once (the
+# corpus capture's bundle names frames whose binaries are nowhere).
+if [ -x "$validate" ]; then
+	bundle=$TESTDATA/corpus/syscap/bundle.syscap
+	cat "$bundle" | "$RESTACK" convert -q --to sysprof - -o "$T/bundle.syscap"
+	for f in /proc/kallsyms __symbols__; do
+		"$validate" "$bundle" "$f" >"$T/in.file"
+		if "$validate" "$T/bundle.syscap" "$f" >"$T/out.file"; then
+			same_file "$T/in.file" "$T/out.file" \
+				"the input's $f comes through as it was"
+		else
+			fail "the input's $f comes through as it was"
+		fi
+	done
+	is "$("$validate" "$T/bundle.syscap" | grep '^type file_chunk')" \
+		"type file_chunk 4" "... and alone (4 FILE_CHUNK frames, as in)"
+fi
+
 # --- cut inside a frame ------------------------------------------------------
 python3 "$producer" --cut "$d" |
 	"$RESTACK" convert --to sysprof - -o "$T/cut.syscap" 2>"$T/cut.err"
