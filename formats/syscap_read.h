@@ -39,14 +39,17 @@
  *
  * A stream (standard input, a pipe, a FIFO) is read once, front to back:
  * each frame is checked, and its metadata, JIT names (copied) and
- * embedded files taken, when read; all frames go through one reorder
- * window of 8 MiB of the stream, and also go when the stream has brought
- * nothing for 100 ms (a profiler that pauses is not kept waiting for).
- * A frame older than one already delivered goes out at once and is
- * counted late, never dropped.  A thread reads the stream ahead, up to
- * 32 MiB (common/readahead.h), so the writer goes on while restack is busy.
- * Memory: the read-ahead, the window's frames' bytes (8 MiB and a frame),
- * their entries, the JIT names and embedded files (64 MiB each at most).  A stream that ends inside a frame delivers every frame
+ * embedded files taken, when read.  MAP and PROCESS frames are
+ * delivered when read (a file's come first); the others go through one
+ * reorder window of 8 MiB of the stream, and also go once a frame 500 ms
+ * newer has been read, or when the stream has brought nothing for 100 ms
+ * (a profiler that pauses is not kept waiting for).  A frame older than
+ * one already delivered goes out at once and is counted late, never
+ * dropped.  A thread reads the stream ahead, up to 32 MiB
+ * (common/readahead.h), so the writer goes on while restack is busy.
+ * Memory: the read-ahead, the window's frames' bytes (8 MiB and a
+ * frame), their entries, the JIT names and embedded files (64 MiB each
+ * at most).  A stream that ends inside a frame delivers every frame
  * before it, then fails (ERR_TRUNCATED at the frame's offset).
  */
 #ifndef RESTACK_FORMATS_SYSCAP_READ_H
