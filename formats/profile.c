@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/mem.h"
@@ -46,10 +47,13 @@ enum profile_kind profile_sniff(const char *path)
 {
 	unsigned char b[4096];
 	const char *s, *nl;
+	struct stat st;
 	ssize_t n;
 	int fd;
 
-	if (!strcmp(path, "-"))
+	/* a stream (stdin, a FIFO) is not read here: its bytes would be
+	 * gone for the capture reader; --from tells a profile there */
+	if (!strcmp(path, "-") || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
 		return PROFILE_NONE;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

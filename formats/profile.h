@@ -38,8 +38,10 @@ enum profile_kind profile_kind_named(const char *name);
 /*
  * What path's first bytes say it is: gzip or a protobuf message starting
  * with a sample type (pprof), JSON starting with '{' or '[' (a Chrome
- * trace), text whose first line ends in a number (folded); PROFILE_NONE for anything else, "-" and unreadable files
- * (the capture readers then say why).
+ * trace), text whose first line ends in a number (folded); PROFILE_NONE
+ * for anything else, "-", FIFOs and other files that are not regular (not
+ * read: their bytes are the capture reader's) and unreadable files (the
+ * capture readers then say why).
  */
 enum profile_kind profile_sniff(const char *path);
 
