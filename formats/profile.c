@@ -365,8 +365,9 @@ struct profile *profile_open(const char *path, const struct profile_opts *o,
 	p->opts = *o;
 	p->kind = o->kind;
 	p->info.scale = 1;
-	p->data = mem_read_file(path, PROFILE_MAX_FILE, &p->len,
-				&p->map_size);
+	/* "-": standard input (told a profile by --from), read whole */
+	p->data = mem_read_file(strcmp(path, "-") ? path : "/dev/stdin",
+				PROFILE_MAX_FILE, &p->len, &p->map_size);
 	if (!p->data) {
 		err_sys(err, errno, "cannot read the profile");
 		profile_close(p);

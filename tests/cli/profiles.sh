@@ -176,4 +176,14 @@ conv "$T/dec.txt" "$T/dec.folded" &&
 	fail "decimal weights" "$(cat "$T/err")"
 restack_clean convert "$T/dec.txt" -o "$T/dec.folded" 2>"$T/err"
 check "... with a note saying by how much" grep -q 'multiplied by 100' "$T/err"
+# a profile on standard input, named by --from (a stream is not sniffed)
+P=$TESTDATA/corpus/profile
+for f in z-dwarf-annotate.folded file-dwarf.pb.gz tracework.json; do
+	case $f in *.folded) k=folded ;; *.json) k=chrome ;; *) k=pprof ;; esac
+	"$RESTACK" convert -q "$P/$f" -o "$T/stdin-file.folded" &&
+		"$RESTACK" convert -q --from $k - -o "$T/stdin.folded" <"$P/$f"
+	is "$?" 0 "$f on standard input with --from $k converts"
+	check "... as the file does" cmp -s "$T/stdin-file.folded" \
+		"$T/stdin.folded"
+done
 done_testing
