@@ -145,6 +145,8 @@ struct convert_out {
 				      * the weights */
 	bool sw_started;             /* the sysprof writer had an event */
 	bool in_place;               /* written where it is, as it comes */
+	const struct perfdata_info *in; /* FMT_SYSPROF: the input's, as the
+				      * record being written has it */
 };
 
 static int convert_flush(struct convert_out *o)
@@ -224,21 +226,6 @@ static const struct run_sinks convert_folded_sinks = {
 	.names = true,
 };
 
-/* perf.data output: the build-id of a module a stack passes through. */
-static unsigned convert_build_id(void *ctx, const char *module, uint8_t *bid)
-{
-	struct convert_out *o = ctx;
-	const struct module *m;
-
-	for (m = o->run->res.mc->all; m; m = m->next) {
-		if (m->build_id_size && !strcmp(m->path, module)) {
-			memcpy(bid, m->build_id, m->build_id_size);
-			return m->build_id_size;
-		}
-	}
-	return 0;
-}
-
 /* The kernel's _text address from a kallsyms file, or 0. */
 static uint64_t convert_kernel_text(const char *kallsyms)
 {
@@ -260,15 +247,18 @@ static uint64_t convert_kernel_text(const char *kallsyms)
 	return text;
 }
 
-/* sysprof output: the build-id of a mapped file, if the input has it. */
+/*
+ * sysprof output: the build-id of a mapped file, if the input has it or a
+ * worker read it from the file.
+ */
 static unsigned convert_map_build_id(void *ctx, const char *path,
 				     uint8_t *bid)
 {
 	struct convert_out *o = ctx;
-	const struct perfdata_info *in = source_info(o->run->rd);
+	const struct perfdata_info *in = o->in;
 	unsigned i;
 
-	for (i = 0; i < in->nr_build_ids; i++) {
+	for (i = 0; in && i < in->nr_build_ids; i++) {
 		const struct perfdata_build_id *b = &in->build_ids[i];
 
 		if (b->size <= 20 && !strcmp(b->filename, path)) {
@@ -276,7 +266,7 @@ static unsigned convert_map_build_id(void *ctx, const char *path,
 			return b->size;
 		}
 	}
-	return convert_build_id(ctx, path, bid);
+	return run_module_build_id(o->run, path, bid);
 }
 
 /*
@@ -292,23 +282,23 @@ static void convert_idle(void *ctx)
 
 /* perf.data and sysprof output: every input record, with its resolved
  * sample. */
-static int convert_record(void *ctx, const struct event *ev,
-			  const struct rsample *rs)
+static int convert_record(void *ctx, const struct perfdata_info *in,
+			  const struct event *ev, const struct rsample *rs)
 {
 	struct convert_out *o = ctx;
 
 	if (o->sw && !o->sw_started) {
-		const struct perfdata_info *in = source_info(o->run->rd);
-
 		o->sw_started = true;
 		/* a sysprof input's frames are carried over as they are */
 		if (source_format(o->run->rd) == SOURCE_SYSPROF && !in->swap)
 			syscap_writer_passthrough(o->sw);
-		source_set_idle(o->run->rd, convert_idle, o);
+		/* a stream (one reader, this thread's) flushes as it waits */
+		if (!o->run->sharded)
+			source_set_idle(o->run->rd, convert_idle, o);
 	}
 	if (o->sw) {
-		if (syscap_writer_event(o->sw, source_info(o->run->rd), ev,
-					 rs) < 0) {
+		o->in = in;
+		if (syscap_writer_event(o->sw, in, ev, rs) < 0) {
 			cmd_report_err(o->path, syscap_writer_err(o->sw));
 			return -1;
 		}
@@ -319,8 +309,7 @@ static int convert_record(void *ctx, const struct event *ev,
 		perfdata_writer_set_kernel_text(o->pw, convert_kernel_text(
 						       o->run->kallsyms_used));
 	}
-	if (perfdata_writer_event(o->pw, source_info(o->run->rd), ev, rs) <
-	    0) {
+	if (perfdata_writer_event(o->pw, in, ev, rs) < 0) {
 		cmd_report_err(o->path, perfdata_writer_err(o->pw));
 		return -1;
 	}
@@ -585,7 +574,7 @@ static int convert_record_writer(struct convert_out *o,
 		o->pw = perfdata_writer_new(o->fd, o->fd == STDOUT_FILENO ||
 					    !outfile_seekable(&o->file), in,
 					    source_sniff(in) == SOURCE_SYSPROF,
-					    convert_build_id, o, &err);
+					    &err);
 	else
 		o->sw = syscap_writer_new(o->fd, sopts, convert_map_build_id,
 					  o, &err);

@@ -367,8 +367,8 @@ static bool profile_clock_event(const char *name)
 	       (n == 10 && !strncmp(name, "task-clock", n));
 }
 
-int profile_record(void *ctx, const struct event *ev,
-		   const struct rsample *rs)
+int profile_record(void *ctx, const struct perfdata_info *in UNUSED,
+		   const struct event *ev, const struct rsample *rs)
 {
 	struct profile *p = ctx;
 	struct profile_thread *t = NULL, *n;
@@ -545,7 +545,7 @@ int profile_prepass(struct profile *p, const char *path)
 	}
 	p->prepass = true;
 	while ((rc = source_next(p->src, &ev)) > 0)
-		if (profile_record(p, &ev, NULL) < 0) {
+		if (profile_record(p, source_info(p->src), &ev, NULL) < 0) {
 			cmd_error("%s: out of memory", path);
 			rc = -2;
 			break;

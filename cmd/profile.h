@@ -59,8 +59,8 @@ int profile_sample(void *ctx, const struct rsample *s);
 
 /* run_opts.on_record, without profile_prepass(): every record of the
  * pass, in order. */
-int profile_record(void *ctx, const struct event *ev,
-		   const struct rsample *rs);
+int profile_record(void *ctx, const struct perfdata_info *in,
+		   const struct event *ev, const struct rsample *rs);
 
 /*
  * After run_capture(): without profile_prepass(), ends the intervals

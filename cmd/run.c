@@ -609,12 +609,8 @@ unsigned run_jobs(const struct run_opts *o)
 {
 	long n;
 
-	/*
-	 * One readable trace; and writers that carry the input's records
-	 * over look modules up in the resolver as they write (off-CPU
-	 * profiles pair the records in their order: cmd/profile.h).
-	 */
-	if (o->trace || o->on_record)
+	/* one readable trace */
+	if (o->trace)
 		return 1;
 	if (o->jobs)
 		return o->jobs;
@@ -630,12 +626,27 @@ unsigned run_jobs(const struct run_opts *o)
 	return n < 1 ? 1 : n > POOL_MAX_WORKERS ? POOL_MAX_WORKERS : (unsigned)n;
 }
 
+/*
+ * Workers for the run (sharded: on a file, run_shard.c).  Writers that
+ * take every record get them in order through the sharded merge only, in
+ * a pass that a first pass over the file went before (stitching on: what
+ * run_module_build_id() tells them must not depend on the workers' pace).
+ */
+static unsigned run_workers(const struct run *run, bool sharded)
+{
+	const struct run_opts *o = run->opts;
+
+	if (o->on_record && (!sharded || o->no_stitch))
+		return 1;
+	return run_jobs(o);
+}
+
 int run_init_resolver(struct run *run)
 {
 	const struct perfdata_info *in = source_info(run->rd);
 	const struct run_opts *o = run->opts;
 	struct resolve_opts ro = { 0 };
-	unsigned jobs = run->jobs = run_jobs(o);
+	unsigned jobs = run->jobs = run_workers(run, run->sharded);
 	struct utsname u;
 	const char *const *dirs = o->buildid_dirs;
 	unsigned nr_dirs = o->nr_buildid_dirs;
@@ -881,7 +892,8 @@ static int run_pass(struct run *run, struct source *rd,
 		if (run->filtering && sfilter_names_event(&run->names, &ev) < 0)
 			goto oom;
 		if (!run_resolves(&ev)) {
-			if (on_record && on_record(opts->record_ctx, &ev,
+			if (on_record && on_record(opts->record_ctx,
+						   source_info(rd), &ev,
 						   NULL) < 0)
 				return -1;
 			continue;
@@ -902,7 +914,8 @@ static int run_pass(struct run *run, struct source *rd,
 			continue;
 		}
 		if (!want) {
-			if (on_record && on_record(opts->record_ctx, &ev,
+			if (on_record && on_record(opts->record_ctx,
+						   source_info(rd), &ev,
 						   NULL) < 0)
 				return -1;
 			continue;
@@ -921,7 +934,8 @@ static int run_pass(struct run *run, struct source *rd,
 				goto oom;
 			if (rc > 0 && run_give(run, fn, ctx, &rs) < 0)
 				goto oom;
-			if (on_record && on_record(opts->record_ctx, &ev,
+			if (on_record && on_record(opts->record_ctx,
+						   source_info(rd), &ev,
 						   rc > 0 ? &rs : NULL) < 0)
 				return -1;
 		}
@@ -1190,7 +1204,7 @@ int run_capture(struct run *run, const struct run_opts *opts,
 		  ((flags & RUN_ORDERED) || opts->validate_stitch);
 	if (!opts->no_stitch && seekable)
 		run->first_pass = ordered ? RESOLVE_PRESCAN : RESOLVE_FIRST;
-	if (seekable && !in->pipe && run_jobs(opts) > 1) {
+	if (seekable && !in->pipe && run_workers(run, true) > 1) {
 		/*
 		 * Every worker reads the file for itself (a pipe-mode
 		 * stream's metadata comes only while it is read).
@@ -1252,6 +1266,24 @@ done:
 			  "events skipped (choose with --event)",
 			  path, source_info(run->rd)->attrs[run->event_attr].name,
 			  (unsigned long long)run->other_event_samples);
+	return 0;
+}
+
+unsigned run_module_build_id(const struct run *run, const char *path,
+			     uint8_t bid[20])
+{
+	const struct module *m;
+
+	if (run->shard)
+		return run_shard_build_id(run->shard, path, bid);
+	if (!run->res_ready)
+		return 0;
+	for (m = run->res.mc->all; m; m = m->next) {
+		if (m->build_id_size && !strcmp(m->path, path)) {
+			memcpy(bid, m->build_id, m->build_id_size);
+			return m->build_id_size;
+		}
+	}
 	return 0;
 }
 

@@ -24,14 +24,19 @@
 
 struct rsample;
 struct event;
+struct run_shard;
 
 /*
- * Optional, for writers that carry the input's records over (perf.data):
- * called for every record of the pass that hands out samples, in order,
- * with the resolved sample when the record is one (else rs is NULL).
- * Returns 0, or -1 after printing the error.
+ * Optional, for writers that carry the input's records over (perf.data,
+ * sysprof): called for every record of the pass that hands out samples, in
+ * order, with the resolved sample when the record is one (else rs is
+ * NULL); in is the metadata of the reader ev comes from.  With -j > 1 on
+ * a file, called on any worker's thread, never on two at once: look
+ * modules up with run_module_build_id() only.  Returns 0, or -1 after
+ * printing the error.
  */
-typedef int (*run_record_fn)(void *ctx, const struct event *ev,
+typedef int (*run_record_fn)(void *ctx, const struct perfdata_info *in,
+			     const struct event *ev,
 			     const struct rsample *rs);
 
 /*
@@ -163,6 +168,7 @@ struct run {
 	struct pool *pool;               /* -j > 1 on a stream: workers, res
 					  * is the first's */
 	bool sharded;                    /* -j > 1 on a file: run_shard.c */
+	struct run_shard *shard;         /* ... while its workers run */
 	struct perfdata_windows *windows; /* its readers' shared windows */
 	unsigned jobs;                   /* workers used (1: no pool) */
 	uint64_t worker_samples[POOL_MAX_WORKERS]; /* -j > 1: the samples
@@ -215,6 +221,15 @@ struct run_thread {
 
 int run_list_threads(const struct run_opts *opts, const char *path,
 		     bool process, struct run_thread **out, size_t *nr);
+
+/*
+ * The build-id of the module recorded at path, as the capture gave it or
+ * as read from the file found for it, copied to bid; returns its size, 0
+ * when none is known.  For run_record_fn: with -j > 1, what the workers
+ * knew when their first pass over the file ended.
+ */
+unsigned run_module_build_id(const struct run *run, const char *path,
+			     uint8_t bid[20]);
 
 /* The statistics report (`restack stats`, `convert --stats`). */
 void run_print_stats(const struct run *run, FILE *f);

@@ -46,4 +46,8 @@ void run_progress(struct run *run, const struct event *ev, bool done);
  */
 int run_capture_sharded(struct run *run, bool ordered);
 
+/* run_module_build_id() while the workers run. */
+unsigned run_shard_build_id(const struct run_shard *rs, const char *path,
+			    uint8_t bid[20]);
+
 #endif

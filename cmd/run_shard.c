@@ -30,6 +30,15 @@
  * CPU's buffer in turn, and a busy thread's samples can come before the
  * main thread's first, which sent both busy threads of the bench's large
  * capture to one worker.
+ *
+ * Writers that take every record (run_opts.on_record: perf.data, sysprof)
+ * read them with a reader of their own, on whichever thread emits: the
+ * merger gives each resolved sample with its record's order, and the
+ * records before it are passed on first, with no sample; the rest at the
+ * end.  Such a run has a prescan (run.c), after which each worker notes
+ * the build-ids its modules have (struct run_bid): the merger emits
+ * nothing until every worker is in its output pass, so the writers see
+ * the same build-ids whatever the workers' pace.
  */
 #include <limits.h>
 #include <stdatomic.h>
@@ -54,7 +63,23 @@
 #define RUN_SHARD_LEAD (8u << 20)
 #define RUN_SHARD_PACE_EVERY 256
 
-struct run_shard;
+/* A module's build-id as a worker knew it after its prescan. */
+struct run_bid {
+	char *path;
+	uint8_t bid[20];
+	uint8_t size;
+};
+
+/* The records for run_opts.on_record, and where their reading is. */
+struct run_feed {
+	struct source *src;             /* NULL: no on_record */
+	struct event ev;
+	bool have;                      /* ev read, not passed on yet */
+	bool failed;                    /* reading failed: err says why */
+	bool said;                      /* on_record failed, and said why */
+	struct err err;
+	struct sfilter_names names;     /* for the run's filter */
+};
 
 struct run_worker {
 	struct run_shard *rs;
@@ -82,6 +107,10 @@ struct run_worker {
 	uint64_t seen;                  /* records below this order were
 					 * delivered or dropped */
 
+	struct run_bid *bids;           /* with on_record, after the
+					 * prescan (see the top) */
+	size_t nr_bids;
+
 	uint64_t wanted;                /* samples of the event, this pass */
 	uint64_t other_event_samples;
 	uint64_t filtered;              /* samples of the event the run's
@@ -103,6 +132,7 @@ struct run_shard {
 	_Atomic uint64_t *at;           /* summing: where each worker reads
 					 * in its main pass; UINT64_MAX when
 					 * it is not in one */
+	struct run_feed feed;
 };
 
 /* Whether samples of event attr may be the ones used. */
@@ -227,6 +257,131 @@ static void run_shard_pace(struct run_worker *w, uint64_t at)
 	}
 }
 
+/*
+ * Notes the build-ids of w's modules (for run_shard_build_id()), in the
+ * order the module cache lists them.  0, or -1 when out of memory.
+ */
+static int run_shard_note_bids(struct run_worker *w)
+{
+	const struct module *m;
+	size_t n = 0;
+
+	for (m = w->res->mc->all; m; m = m->next)
+		n += m->build_id_size > 0;
+	w->bids = mem_zalloc(n ? n : 1, sizeof(*w->bids));
+	if (!w->bids)
+		return -1;
+	for (m = w->res->mc->all; m && w->nr_bids < n; m = m->next) {
+		struct run_bid *b = &w->bids[w->nr_bids];
+
+		if (!m->build_id_size)
+			continue;
+		b->path = mem_strdup(m->path);
+		if (!b->path)
+			return -1;
+		memcpy(b->bid, m->build_id, m->build_id_size);
+		b->size = m->build_id_size;
+		w->nr_bids++;
+	}
+	return 0;
+}
+
+unsigned run_shard_build_id(const struct run_shard *rs, const char *path,
+			    uint8_t bid[20])
+{
+	unsigned i;
+	size_t k;
+
+	for (i = 0; i < rs->nr; i++) {
+		const struct run_worker *w = &rs->w[i];
+
+		for (k = 0; k < w->nr_bids; k++) {
+			if (!strcmp(w->bids[k].path, path)) {
+				memcpy(bid, w->bids[k].bid, w->bids[k].size);
+				return w->bids[k].size;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * Passes the writer's records before order on, with no sample, and reads
+ * the one at order or after into feed->ev.  Returns 1 when there is one, 0
+ * at the end of the input, -1 when reading or the writer failed.
+ */
+static int run_feed_upto(struct run_shard *rs, uint64_t order)
+{
+	struct run_feed *f = &rs->feed;
+	struct run *run = rs->run;
+	const struct run_opts *o = run->opts;
+	int rc;
+
+	for (;;) {
+		if (!f->have) {
+			rc = source_next(f->src, &f->ev);
+			if (rc < 0) {
+				f->err = *source_err(f->src);
+				f->failed = true;
+				return -1;
+			}
+			if (rc == 0)
+				return 0;
+			if (run->filtering &&
+			    sfilter_names_event(&f->names, &f->ev) < 0)
+				return -1;      /* out of memory */
+			/* as run.c: a sample the filter drops is not
+			 * written, of any event */
+			if (f->ev.type == EVENT_SAMPLE && run->filtering &&
+			    !sfilter_keep(&run->filter, &f->names, f->ev.pid,
+					  f->ev.tid, f->ev.time))
+				continue;
+			f->have = true;
+		}
+		if (f->ev.order >= order)
+			return 1;
+		f->have = false;
+		if (o->on_record(o->record_ctx, source_info(f->src), &f->ev,
+				 NULL) < 0) {
+			f->said = true;
+			return -1;
+		}
+	}
+}
+
+/*
+ * The merger's output (shards_emit_fn): the caller's function gets the
+ * sample, and a writer of records the sample with its record.
+ */
+static int run_shard_emit(void *ctx, uint64_t order, const struct rsample *s)
+{
+	struct run_shard *rs = ctx;
+	struct run_feed *f = &rs->feed;
+	const struct run_opts *o = rs->run->opts;
+	int rc;
+
+	if (run_emit(rs->run, s) < 0)
+		return -1;
+	if (!f->src)
+		return 0;
+	rc = run_feed_upto(rs, order);
+	if (rc < 0)
+		return -1;
+	if (rc == 0 || f->ev.order != order || f->ev.type != EVENT_SAMPLE) {
+		/* the readers disagree: the file changed under them? */
+		f->failed = true;
+		err_set(&f->err, ERR_CORRUPT, rc ? f->ev.file_off : ERR_NO_OFF,
+			"the records changed while they were read");
+		return -1;
+	}
+	f->have = false;
+	if (o->on_record(o->record_ctx, source_info(f->src), &f->ev, s) < 0) {
+		f->said = true;
+		return -1;
+	}
+	return 0;
+}
+
 /* Hands a result of an output pass on: to the merger, or to a sink. */
 static int run_shard_output(struct run_worker *w, const struct event *ev,
 			    const struct rsample *out)
@@ -344,6 +499,11 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 		/* nothing points into it */
 		source_close(w->src[--w->nr_src]);
 	}
+	if (pass == RESOLVE_PRESCAN && rs->feed.src &&
+	    run_shard_note_bids(w) < 0) {
+		w->oom = true;
+		return -1;
+	}
 	return 0;
 }
 
@@ -390,6 +550,12 @@ static void run_shard_report(struct run_shard *rs, bool thread_failed)
 		if (w->oom)
 			break;
 	}
+	if (rs->feed.said)
+		return;
+	if (rs->feed.failed) {
+		cmd_report_err(rs->run->path, &rs->feed.err);
+		return;
+	}
 	if (thread_failed && i == rs->nr)
 		cmd_error("%s: cannot start a worker thread", rs->run->path);
 	else
@@ -428,7 +594,14 @@ static int run_shard_finish(struct run_shard *rs, bool ok)
 		for (k = 0; k < w->nr_src; k++)
 			source_close(w->src[k]);
 		shards_split_release(&w->split);
+		for (k = 0; k < w->nr_bids; k++)
+			free(w->bids[k].path);
+		free(w->bids);
 	}
+	if (rs->feed.src)
+		source_close(rs->feed.src);
+	sfilter_names_release(&rs->feed.names);
+	run->shard = NULL;
 	run->event_attr = rs->w[0].chosen;
 	run->passes = rs->ordered || run->retried ? 2 : 1;
 	shards_free(rs->sh);
@@ -455,7 +628,7 @@ int run_capture_sharded(struct run *run, bool ordered)
 	rs.nr = run->jobs;
 	rs.w = mem_zalloc(rs.nr, sizeof(*rs.w));
 	rs.at = mem_zalloc(rs.nr, sizeof(*rs.at));   /* all at 0 */
-	rs.sh = shards_new(rs.nr, run_emit, run);
+	rs.sh = shards_new(rs.nr, run_shard_emit, &rs);
 	run->windows = perfdata_windows_new(rs.nr);
 	if (!rs.w || !rs.at || !rs.sh || !run->windows) {
 		shards_free(rs.sh);
@@ -464,6 +637,7 @@ int run_capture_sharded(struct run *run, bool ordered)
 		cmd_error("%s: out of memory", run->path);
 		return -1;
 	}
+	run->shard = &rs;
 	for (i = 0; i < rs.nr; i++) {
 		struct run_worker *w = &rs.w[i];
 
@@ -488,7 +662,16 @@ int run_capture_sharded(struct run *run, bool ordered)
 			return -1;
 		}
 	}
+	if (run->opts->on_record &&
+	    !(rs.feed.src = source_open(run->path, &err))) {
+		cmd_report_err(run->path, &err);
+		run_shard_finish(&rs, false);
+		return -1;
+	}
 	rc = shards_run(rs.sh, run_shard_work, &rs, &thread_failed);
+	/* the records after the last sample */
+	if (rc == 0 && rs.feed.src && run_feed_upto(&rs, UINT64_MAX) < 0)
+		rc = -1;
 	if (rc < 0)
 		run_shard_report(&rs, thread_failed);
 	if (run_shard_finish(&rs, rc == 0) < 0 && rc == 0) {

@@ -117,13 +117,10 @@ static int pw_note_modules(struct perfdata_writer *w, const struct rsample *rs)
 {
 	uint32_t i;
 
-	if (!w->bid_fn)
-		return 0;
 	for (i = rs->nr_kernel; i < rs->nr_frames; i++) {
 		const struct sym_loc *loc = rs->frames[i].loc;
 		struct pw_bid *b;
 		uint64_t key;
-		uint8_t bid[20];
 		unsigned n;
 		void *v;
 
@@ -132,7 +129,8 @@ static int pw_note_modules(struct perfdata_writer *w, const struct rsample *rs)
 		key = pw_hash(loc->module);
 		if (hashmap_get(&w->seen, key, &v))
 			continue;
-		n = w->bid_fn(w->bid_ctx, loc->module, bid);
+		/* the module's build-id, as the capture or its file gave it */
+		n = loc->build_id ? loc->build_id_size : 0;
 		if (n == 0 || n > 20) {
 			if (hashmap_put(&w->seen, key, NULL) < 0)
 				goto oom;
@@ -143,7 +141,7 @@ static int pw_note_modules(struct perfdata_writer *w, const struct rsample *rs)
 			free(b);
 			goto oom;
 		}
-		memcpy(b->bid, bid, n);
+		memcpy(b->bid, loc->build_id, n);
 		b->size = (uint8_t)n;
 		b->cpumode = EVENT_MODE_USER;
 		if (mem_grow(&w->bids, &w->alloc_bids, sizeof(*w->bids),
@@ -474,7 +472,6 @@ int perfdata_writer_finish(struct perfdata_writer *w,
 
 struct perfdata_writer *perfdata_writer_new(int fd, bool pipe,
 					    const char *in_path, bool synth,
-					    perfdata_bid_fn bid_fn, void *ctx,
 					    struct err *err)
 {
 	struct perfdata_writer *w = calloc(1, sizeof(*w));
@@ -493,8 +490,6 @@ struct perfdata_writer *perfdata_writer_new(int fd, bool pipe,
 	w->pipe = pipe;
 	w->in_path = in_path;
 	w->synth = synth;
-	w->bid_fn = bid_fn;
-	w->bid_ctx = ctx;
 	strbuf_init(&w->out);
 	strbuf_init(&w->syn);
 	return w;

@@ -32,13 +32,6 @@
 
 struct perfdata_writer;
 
-/*
- * The build-id of the module a frame names (sym_loc.module), copied to
- * bid; returns its size, 0 when none is known.
- */
-typedef unsigned (*perfdata_bid_fn)(void *ctx, const char *module,
-				    uint8_t bid[20]);
-
 struct perfdata_write_stats {
 	uint64_t records;          /* written, header records included */
 	uint64_t samples;          /* samples given a new callchain */
@@ -56,12 +49,11 @@ struct perfdata_write_stats {
  * is a file-mode perf.data).  synth: the input is not perf.data (its
  * events' raw bytes are not records): attrs, the hostname, osrelease and
  * arch features and COMM, MMAP2, FORK, EXIT and SAMPLE records are made
- * from the events (formats/perfdata_synth.h).  bid_fn may be NULL.
- * Returns NULL with *err filled.
+ * from the events (formats/perfdata_synth.h).  Returns NULL with *err
+ * filled.
  */
 struct perfdata_writer *perfdata_writer_new(int fd, bool pipe,
 					    const char *in_path, bool synth,
-					    perfdata_bid_fn bid_fn, void *ctx,
 					    struct err *err);
 
 /*

@@ -50,8 +50,6 @@ struct perfdata_writer {
 	int fd;
 	bool pipe;
 	const char *in_path;
-	perfdata_bid_fn bid_fn;
-	void *bid_ctx;
 	struct err err;
 	struct perfdata_write_stats st;
 	bool begun;

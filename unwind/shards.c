@@ -142,6 +142,12 @@ static uint64_t shards_key(uint64_t pass, uint64_t order)
 	return pass << SHARDS_PASS_SHIFT | order;
 }
 
+/* The event.order of a key. */
+static uint64_t shards_order(uint64_t key)
+{
+	return key & ((UINT64_C(1) << SHARDS_PASS_SHIFT) - 1);
+}
+
 /* Counts a change; wakes the waiters, if any. */
 static void shards_changed(struct shards *sh)
 {
@@ -325,7 +331,7 @@ static int shards_merge(struct shards *sh)
 			return moved;
 		}
 		e = heads[best->index];
-		if (sh->emit(sh->emit_ctx, &e->rs) < 0) {
+		if (sh->emit(sh->emit_ctx, shards_order(e->key), &e->rs) < 0) {
 			shards_fail(sh);
 			return -1;
 		}
@@ -493,7 +499,7 @@ static int shards_emit_now(struct shards *sh, struct shards_worker *w,
 	if (!shards_due_now(sh, w, key))
 		return 0;
 	w->progress_own = key + 1;
-	if (sh->emit(sh->emit_ctx, rs) < 0) {
+	if (sh->emit(sh->emit_ctx, shards_order(key), rs) < 0) {
 		shards_fail(sh);
 		rc = -1;
 	}

@@ -40,10 +40,12 @@
 struct shards;
 
 /*
- * Takes one resolved sample, valid during the call; 0, or -1 to stop.
- * Called on any worker's thread, never on two at once.
+ * Takes one resolved sample, valid during the call, with the event.order
+ * of its record; 0, or -1 to stop.  Called on any worker's thread, never
+ * on two at once.
  */
-typedef int (*shards_emit_fn)(void *ctx, const struct rsample *s);
+typedef int (*shards_emit_fn)(void *ctx, uint64_t order,
+			      const struct rsample *s);
 
 /*
  * The work of worker index, on a thread of its own (0: the caller's).

@@ -17,7 +17,7 @@
 #     frames of their call tree (tests/tools/flame_check.py);
 #   perf and sysprof: the output read back (`restack dump`, convert)
 #     holds that set of samples, and the perf output every other record
-#     of the unfiltered one;
+#     of the unfiltered one (-j2: the same bytes as -j1);
 #   stats: that many samples, the rest counted as filtered out.
 # Bad values are usage errors (64), and bare --pid followed by a number
 # says how to write the filter.
@@ -146,7 +146,13 @@ case_() {
 		>"$T/$name.other"
 	same_file "$T/all.other" "$T/$name.other" \
 		"$name: perf output keeps every other record"
+	"$RESTACK" convert -q -j2 "$@" "$D" -o "$T/$name.j2.data"
+	same_file "$T/$name.data" "$T/$name.j2.data" \
+		"$name: perf output of -j2 is -j1's"
+	"$RESTACK" convert -q -j2 "$@" "$D" -o "$T/$name.j2.syscap"
 	"$RESTACK" convert -q "$@" "$D" -o "$T/$name.syscap"
+	same_file "$T/$name.syscap" "$T/$name.j2.syscap" \
+		"$name: sysprof output of -j2 is -j1's"
 	"$RESTACK" convert -q "$T/$name.syscap" -o "$T/$name.sc.script"
 	blocks "$T/$name.sc.script" | cut -f 1 | sort >"$T/$name.skeys"
 	same_file "$T/$name.want" "$T/$name.skeys" \

@@ -115,8 +115,8 @@ assert by_time.index(busy[0]) % 2 != by_time.index(busy[1]) % 2, busy
 PY
 
 # every other output format too
-for c in threads deep; do
-	for f in pprof svg speedscope firefox; do
+for c in threads deep many; do
+	for f in pprof svg speedscope firefox perf sysprof; do
 		for j in 1 2 8; do
 			restack_clean convert -q -j$j --to $f "$T/$c.data" \
 				-o "$T/$c.j$j.$f"
@@ -126,6 +126,18 @@ for c in threads deep; do
 		same_file "$T/$c.j1.$f" "$T/$c.j8.$f" \
 			"$c: $f output of -j8 equals -j1"
 	done
+done
+# perf.data and sysprof output are written from the merge of all the
+# workers' samples: both workers resolve
+for f in perf sysprof; do
+	restack_clean convert -q -j2 --to $f "$T/threads.data" \
+		-o "$T/threads.w.$f" --stats-json "$T/threads.w.$f.json"
+	check "threads: --to $f -j2 resolves on two workers" \
+		python3 -c '
+import json, sys
+n = json.load(open(sys.argv[1]))["inputs"][0]["worker_samples"]
+print(n)
+assert len(n) == 2 and min(n) > 0' "$T/threads.w.$f.json"
 done
 # the committed captures: two events (each chosen with --event), a
 # sysprof capture, and pipe-mode streams saved in files (read by one
@@ -138,6 +150,11 @@ for f in tp-multi.data pipe-g.data zpipe-bid.data ../sysprof/prog-346.syscap; do
 				--to script "$TESTDATA/perf/$f" -o "$T/fx.j$j.txt"
 			restack_clean stats -q -j$j ${ev:+--event $ev} \
 				"$TESTDATA/perf/$f" >"$T/fx.j$j.stats" 2>&1
+			for o in perf sysprof; do
+				restack_clean convert -q -j$j ${ev:+--event $ev} \
+					--to $o "$TESTDATA/perf/$f" \
+					-o "$T/fx.j$j.$o"
+			done
 		done
 		[ "$ev" = sched:sched_switch ] && cp "$T/fx.j1.stats" "$T/sched.stats"
 		for j in 2 8; do
@@ -145,6 +162,10 @@ for f in tp-multi.data pipe-g.data zpipe-bid.data ../sysprof/prog-346.syscap; do
 				"${f##*/}${ev:+ --event $ev}: -j$j equals -j1"
 			same_file "$T/fx.j1.stats" "$T/fx.j$j.stats" \
 				"${f##*/}${ev:+ --event $ev}: -j$j statistics equal -j1's"
+			for o in perf sysprof; do
+				same_file "$T/fx.j1.$o" "$T/fx.j$j.$o" \
+					"${f##*/}${ev:+ --event $ev}: --to $o -j$j equals -j1"
+			done
 		done
 	done
 done
@@ -170,6 +191,14 @@ for c in threads deep many; do
 		"batch: $c converted as on its own"
 done
 check "batch: no output for the corrupt input" test ! -e "$T/out/cut.folded"
+for f in perf sysprof; do
+	restack_clean convert -q -j2 --to $f "$T/in/cut.data" \
+		-o "$T/cut.$f" 2>"$T/cut.$f.err"
+	is "$?" 2 "--to $f -j2 of a cut capture exits 2"
+	check "--to $f -j2 of a cut capture: one error, naming the offset" \
+		eval 'test "$(wc -l <"$T/cut.$f.err")" -eq 1 &&
+		      grep -qE "cut\.data\+0x[0-9a-f]+:" "$T/cut.$f.err"'
+done
 check "batch: the corrupt input's error names it and its offset" \
 	grep -qE "cut\.data(\+0x[0-9a-f]+)?:" "$T/batch.err"
 check "batch: the summary counts 3 of 4 and names the failed input" \

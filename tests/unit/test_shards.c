@@ -44,7 +44,7 @@ static unsigned nr_frames(unsigned r)
 	return r % 9973 == 17 ? 30000 : r % 41;
 }
 
-static int emit(void *ctx, const struct rsample *rs)
+static int emit(void *ctx, uint64_t order, const struct rsample *rs)
 {
 	struct run_ctx *c = ctx;
 	unsigned r = (unsigned)rs->time, pass = (unsigned)rs->period, i;
@@ -54,6 +54,8 @@ static int emit(void *ctx, const struct rsample *rs)
 	if (c->fail_emit_at && c->emitted + 1 == c->fail_emit_at)
 		return -1;
 	if (c->emitted && key <= c->last_key)
+		c->bad++;
+	if (order != r)         /* the order it was put with */
 		c->bad++;
 	c->last_key = key;
 	c->emitted++;
