@@ -124,8 +124,11 @@ static int pw_note_modules(struct perfdata_writer *w, const struct rsample *rs)
 		unsigned n;
 		void *v;
 
-		if (!loc || !loc->module || loc->kind != SYM_USER)
+		if (!loc || !loc->module || loc->kind != SYM_USER ||
+		    hashmap_get(&w->seen_at, (uintptr_t)loc->module, NULL))
 			continue;
+		if (hashmap_put(&w->seen_at, (uintptr_t)loc->module, NULL) < 0)
+			goto oom;
 		key = pw_hash(loc->module);
 		if (hashmap_get(&w->seen, key, &v))
 			continue;
@@ -532,6 +535,7 @@ void perfdata_writer_free(struct perfdata_writer *w)
 	}
 	free(w->bids);
 	hashmap_release(&w->seen);
+	hashmap_release(&w->seen_at);
 	free(w->rec);
 	free(w->cc);
 	strbuf_release(&w->syn);

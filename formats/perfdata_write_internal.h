@@ -69,6 +69,9 @@ struct perfdata_writer {
 	size_t nr_feats, alloc_feats;
 
 	struct hashmap seen;    /* module name hash -> struct pw_bid or NULL */
+	struct hashmap seen_at; /* module name pointers (sym_loc.module)
+				 * looked up in seen: a frame's costs no
+				 * hash of its name */
 	struct pw_bid **bids;   /* modules used that have a build-id */
 	size_t nr_bids, alloc_bids;
 
