@@ -44,6 +44,7 @@ struct syscap_writer {
 	uint64_t next_jit;
 
 	struct hashmap knames;  /* hashes of the kernel frames' names */
+	struct hashmap knames_at; /* the addresses of names in knames */
 	struct sw_usym *usyms;  /* named addresses, for __symbols__ */
 	size_t nr_usyms, alloc_usyms;
 	struct hashmap useen;   /* hash of (pid, address) -> index + 1 */
@@ -294,16 +295,21 @@ static int sw_note_names(struct syscap_writer *w, const struct event *ev,
 		if (i < rs->nr_kernel) {
 			if (l->kind != SYM_KERNEL)
 				continue;
-			h = hashmap_fnv_str(HASHMAP_FNV_SEED, name);
-			if (hashmap_put(&w->knames, h, (void *)1) < 0)
-				return -1;
+			/* a name's text is hashed once */
+			if (!hashmap_get(&w->knames_at, (uintptr_t)name,
+					 NULL)) {
+				h = hashmap_fnv_str(HASHMAP_FNV_SEED, name);
+				if (hashmap_put(&w->knames, h, (void *)1) < 0 ||
+				    hashmap_put(&w->knames_at,
+						(uintptr_t)name, NULL) < 0)
+					return -1;
+			}
 			/* and in __symbols__: sysprof 3.46 names kernel
 			 * frames from there, not from /proc/kallsyms */
 		} else if (l->kind != SYM_USER) {
 			continue;
 		}
-		h = hashmap_fnv(hashmap_fnv(HASHMAP_FNV_SEED, &ev->pid, 4),
-				&a, 8);
+		h = hashmap_mix(a ^ hashmap_mix((uint32_t)ev->pid));
 		if (hashmap_get(&w->useen, h, &v)) {
 			u = &w->usyms[(uintptr_t)v - 1];
 			if (u->pid == ev->pid && u->addr == a)
@@ -592,6 +598,31 @@ bool syscap_writer_has_kernel(const struct syscap_writer *w)
 	return w->knames.nr > 0;
 }
 
+/*
+ * The hex number at p (before le), as strtoull(p, &q, 16) reads a kallsyms
+ * address, without its locale and sign handling (a tenth of the cost):
+ * *q is where it ends, p when there is none.
+ */
+static unsigned long long sw_hex(const char *p, const char *le, char **q)
+{
+	unsigned long long v = 0;
+	const char *s = p;
+
+	for (; s < le; s++) {
+		unsigned d;
+
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if ((*s | 0x20) >= 'a' && (*s | 0x20) <= 'f')
+			d = (unsigned)((*s | 0x20) - 'a' + 10);
+		else
+			break;
+		v = v << 4 | d;
+	}
+	*q = (char *)s;
+	return v;
+}
+
 int syscap_writer_kallsyms(struct syscap_writer *w, const char *text,
 			   size_t len)
 {
@@ -612,7 +643,7 @@ int syscap_writer_kallsyms(struct syscap_writer *w, const char *text,
 		bool keep = false;
 		void *v;
 
-		addr = strtoull(p, &q, 16);
+		addr = sw_hex(p, le, &q);
 		/* "ADDR TYPE NAME[\t[module]]" */
 		if (q > p && q + 3 <= le && q[0] == ' ' && q[2] == ' ') {
 			size_t n;
@@ -704,6 +735,7 @@ void syscap_writer_free(struct syscap_writer *w)
 	free(w->addrs);
 	hashmap_release(&w->jit);
 	hashmap_release(&w->knames);
+	hashmap_release(&w->knames_at);
 	hashmap_release(&w->useen);
 	hashmap_release(&w->stroff);
 	strbuf_release(&w->strs);
