@@ -20,6 +20,7 @@
 #include "unwind/locate.h"
 #include "unwind/modinfo.h"
 #include "unwind/module.h"
+#include "unwind/warmup.h"
 
 enum {
 	OPT_NO_INLINE = 256,
@@ -690,8 +691,11 @@ int run_init_resolver(struct run *run)
 	ro.max_frames = o->max_frames;
 	ro.max_scan = o->max_scan_set ? o->max_scan : UNWIND_SCAN_DEFAULT;
 	ro.kallsyms = run->kallsyms_used;
-	if (jobs > 1 && run->kallsyms_used) {
-		/* one copy of the kernel's symbols for all workers */
+	run->warmup = warmup_start();
+	ro.warmup = run->warmup;
+	if ((jobs > 1 || run->warmup) && run->kallsyms_used) {
+		/* one copy of the kernel's symbols for all workers, read
+		 * ahead when there is a core to spare */
 		if (kallsyms_once_init(&run->kallsyms_once,
 				       run->kallsyms_used) < 0) {
 			cmd_error("out of memory");
@@ -699,6 +703,7 @@ int run_init_resolver(struct run *run)
 		}
 		run->kallsyms_shared = true;
 		ro.kallsyms_shared = &run->kallsyms_once;
+		warmup_kallsyms(run->warmup, &run->kallsyms_once);
 	}
 	ro.buildid_dirs = dirs;
 	ro.nr_buildid_dirs = nr_dirs;
@@ -1291,6 +1296,7 @@ void run_free(struct run *run)
 {
 	if (run->pool)
 		pool_finish(run->pool, NULL);
+	warmup_stop(run->warmup);       /* before what it works on goes */
 	if (run->res_ready)
 		resolve_release(&run->res);
 	if (run->kallsyms_shared)

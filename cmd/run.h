@@ -150,8 +150,12 @@ struct run {
 	bool kallsyms_temp;              /* ... a copy of the capture's own,
 					  * removed by run_release() */
 	int kallsyms_clean;              /* its sigclean.h registration */
-	struct kallsyms_once kallsyms_once; /* -j > 1: read once for all */
+	struct kallsyms_once kallsyms_once; /* -j > 1 or warmup: read once
+					    * for all */
 	bool kallsyms_shared;
+	struct warmup *warmup;           /* the thread that reads kernel
+					  * symbols and decompresses DWARF
+					  * ahead, or NULL (unwind/warmup.h) */
 	const char *home_debug;          /* ~/.debug when used */
 	char home_buf[4096];
 	char capture_dir[4096];          /* where JIT files may sit too */

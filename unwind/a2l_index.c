@@ -134,6 +134,29 @@ bool a2l_index_wanted(void)
 	return dwcache_dir() != NULL;
 }
 
+bool a2l_index_present(const struct a2l_index_src *src)
+{
+	struct a2lx_hdr got, want;
+	struct a2lx_layout l;
+	struct stat st;
+	char name[200];
+	bool ok;
+	int fd;
+
+	if (!a2lx_name(src, name, sizeof(name)))
+		return false;
+	fd = dwcache_open(name);
+	if (fd < 0)
+		return false;
+	ok = fstat(fd, &st) == 0 &&
+	     pread(fd, &got, sizeof(got), 0) == (ssize_t)sizeof(got);
+	close(fd);
+	want = got;
+	a2lx_fill_hdr(&want, src);
+	return ok && !memcmp(&want, &got, sizeof(want)) &&
+	       a2lx_layout(&got, &l) && (uint64_t)st.st_size == l.end;
+}
+
 struct a2l_index *a2l_index_load(const struct a2l_index_src *src)
 {
 	struct a2l_index *x;

@@ -57,6 +57,10 @@ struct a2l_index *a2l_index_load(const struct a2l_index_src *src);
 
 void a2l_index_free(struct a2l_index *x);
 
+/* Whether the index of src is stored, by its header and size (so that its
+ * DWARF need not be decompressed ahead: unwind/warmup.c). */
+bool a2l_index_present(const struct a2l_index_src *src);
+
 /* The unit number of address addr, or -1 when dwarf_addrdie() finds none. */
 int64_t a2l_index_find(const struct a2l_index *x, uint64_t addr);
 

@@ -712,6 +712,8 @@ bool module_load_slow(struct modcache *mc, struct module *m)
 found:
 	m->why_missing = NULL;
 	mod_find_debug(mc, m);
+	if (mc->opts.loaded)
+		mc->opts.loaded(mc->opts.loaded_ctx, m);
 	return true;
 }
 

@@ -142,6 +142,9 @@ struct modcache_opts {
 				   * (unwind/locate.h), borrowed; NULL: the
 				   * build-id caches above and debug_dir */
 	bool use_live_vdso;       /* the vdso of this process may stand in */
+	/* optional: told of each module found, from module_load() */
+	void (*loaded)(void *ctx, const struct module *m);
+	void *loaded_ctx;
 };
 
 struct modcache {

@@ -11,6 +11,7 @@
 #include "common/mem.h"
 #include "unwind/ehhdr.h"
 #include "unwind/gopclntab.h"
+#include "unwind/warmup.h"
 
 /* The stitcher's test for one activation seen at two call sites: both
  * addresses in the same FDE of the same module. */
@@ -24,6 +25,17 @@ static bool resolve_same_function(void *ctx, struct module *a, uint64_t rel_a,
 	return a == b && !a->is_jit && module_load(r->mc, a) &&
 	       ehhdr_function_start(a, rel_a, &fa) &&
 	       ehhdr_function_start(b, rel_b, &fb) && fa == fb;
+}
+
+/*
+ * A module was found: its DWARF, which naming its frames reads, is
+ * decompressed ahead (modcache_opts.loaded).
+ */
+static void resolve_loaded(void *ctx, const struct module *m)
+{
+	struct resolve *r = ctx;
+
+	warmup_dwarf(r->opts.warmup, m->debug_file ? m->debug_file : m->file);
 }
 
 int resolve_init(struct resolve *r, const struct resolve_opts *opts,
@@ -40,6 +52,10 @@ int resolve_init(struct resolve *r, const struct resolve_opts *opts,
 	mopts.nr_buildid_dirs = r->opts.nr_buildid_dirs;
 	mopts.locate = r->opts.locate;
 	mopts.use_live_vdso = r->opts.use_live_vdso;
+	if (r->opts.warmup && !r->opts.no_inline) {
+		mopts.loaded = resolve_loaded;
+		mopts.loaded_ctx = r;
+	}
 	if (r->opts.mc) {
 		r->mc = r->opts.mc;
 		modcache_begin_input(r->mc, &mopts);

@@ -24,6 +24,8 @@
 #include "unwind/symbolize.h"
 #include "unwind/unwind.h"
 
+struct warmup;
+
 struct resolve_opts {
 	bool no_inline;          /* one frame per function, no inline chain */
 	bool no_kernel;          /* drop kernel frames */
@@ -43,6 +45,8 @@ struct resolve_opts {
 	bool validate_stitch;    /* measure stitching on complete stacks */
 	const char *const *jit_dirs; /* perf-PID.map, jit-PID.dump elsewhere */
 	unsigned nr_jit_dirs;
+	struct warmup *warmup;   /* optional: builds each module's DWARF
+				  * image ahead as it is loaded (borrowed) */
 	struct modcache *mc;     /* batch mode: a module cache kept from
 				  * input to input (borrowed, used without
 				  * locks: one resolver at a time); resolve

@@ -46,6 +46,16 @@ void kallsyms_once_release(struct kallsyms_once *k)
 	memset(k, 0, sizeof(*k));
 }
 
+void kallsyms_once_load(struct kallsyms_once *k)
+{
+	pthread_mutex_lock(&k->lock);
+	if (!k->tried) {
+		k->tried = true;
+		k->tab = ksyms_load(k->path);
+	}
+	pthread_mutex_unlock(&k->lock);
+}
+
 void symbolizer_share_kallsyms(struct symbolizer *s, struct kallsyms_once *k)
 {
 	s->shared = k;
@@ -62,11 +72,8 @@ static void symbolizer_load_kallsyms(struct symbolizer *s)
 			s->kallsyms = ksyms_load(s->kallsyms_path);
 		return;
 	}
+	kallsyms_once_load(k);
 	pthread_mutex_lock(&k->lock);
-	if (!k->tried) {
-		k->tried = true;
-		k->tab = ksyms_load(k->path);
-	}
 	s->kallsyms = k->tab;
 	pthread_mutex_unlock(&k->lock);
 }

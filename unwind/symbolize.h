@@ -37,6 +37,8 @@ struct kallsyms_once {
 /* Returns 0, or -1 when out of memory. */
 int kallsyms_once_init(struct kallsyms_once *k, const char *path);
 void kallsyms_once_release(struct kallsyms_once *k);
+/* Reads k's file unless it was: what its first user does.  Thread-safe. */
+void kallsyms_once_load(struct kallsyms_once *k);
 
 struct symbolizer {
 	bool inline_frames;

@@ -1,0 +1,174 @@
+/*
+ * warmup.c - work a run will need, done ahead on a thread (see warmup.h).
+ *
+ * One thread takes jobs from a queue in the order they came: the kernel
+ * symbols are queued first (when the run starts), a module's DWARF when
+ * the module is loaded, which happens on its first sample (the unwinder
+ * needs its CFI), long before the run names a frame of it when a prescan
+ * goes first.
+ */
+#include <fcntl.h>
+#include <libelf.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/mem.h"
+#include "unwind/a2l_index.h"
+#include "unwind/dwimage.h"
+#include "unwind/module.h"
+#include "unwind/warmup.h"
+
+struct warmup_job {
+	struct warmup_job *next;
+	struct kallsyms_once *ks;       /* or: */
+	char *path;
+};
+
+struct warmup {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	struct warmup_job *head, **tail;
+	bool stopping;
+	void **images;                  /* held until warmup_stop() */
+	size_t nr_images, alloc_images;
+};
+
+/*
+ * The image of the file at path, held by w; none when addr2line's tables
+ * of the file are stored (a2l_index.h): naming then reads no DWARF.
+ */
+static void warmup_do_dwarf(struct warmup *w, const char *path)
+{
+	struct a2l_index_src src = { 0 };
+	size_t size;
+	void *image = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+
+	if (elf) {
+		src.bid_len = module_elf_build_id(elf, src.bid,
+						  sizeof(src.bid));
+		size = 0;
+		(void)elf_rawfile(elf, &size);
+		src.raw_size = size;
+	}
+	if (elf && src.bid_len && !a2l_index_present(&src) &&
+	    mem_grow(&w->images, &w->alloc_images, sizeof(*w->images),
+		     w->nr_images + 1) == 0)
+		image = dwimage_build(elf, fd, &size);
+	if (image)
+		w->images[w->nr_images++] = image;
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void *warmup_main(void *arg)
+{
+	struct warmup *w = arg;
+	struct warmup_job *j;
+
+	for (;;) {
+		pthread_mutex_lock(&w->lock);
+		while (!w->head && !w->stopping)
+			pthread_cond_wait(&w->more, &w->lock);
+		j = w->stopping ? NULL : w->head;
+		if (j && !(w->head = j->next))
+			w->tail = &w->head;
+		pthread_mutex_unlock(&w->lock);
+		if (!j)
+			return NULL;
+		if (j->ks)
+			kallsyms_once_load(j->ks);
+		else
+			warmup_do_dwarf(w, j->path);
+		free(j->path);
+		free(j);
+	}
+}
+
+struct warmup *warmup_start(void)
+{
+	struct warmup *w;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return NULL;
+	w = mem_zalloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->tail = &w->head;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->more, NULL);
+	(void)elf_version(EV_CURRENT);
+	if (pthread_create(&w->thread, NULL, warmup_main, w)) {
+		pthread_cond_destroy(&w->more);
+		pthread_mutex_destroy(&w->lock);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* Queues j (or drops it when out of memory: the work is only ahead). */
+static void warmup_queue(struct warmup *w, struct warmup_job *j)
+{
+	pthread_mutex_lock(&w->lock);
+	*w->tail = j;
+	w->tail = &j->next;
+	pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void warmup_kallsyms(struct warmup *w, struct kallsyms_once *k)
+{
+	struct warmup_job *j = w ? mem_zalloc(1, sizeof(*j)) : NULL;
+
+	if (!j)
+		return;
+	j->ks = k;
+	warmup_queue(w, j);
+}
+
+void warmup_dwarf(struct warmup *w, const char *path)
+{
+	struct warmup_job *j = w && path ? mem_zalloc(1, sizeof(*j)) : NULL;
+
+	if (!j)
+		return;
+	j->path = mem_strdup(path);
+	if (!j->path) {
+		free(j);
+		return;
+	}
+	warmup_queue(w, j);
+}
+
+void warmup_stop(struct warmup *w)
+{
+	struct warmup_job *j;
+	size_t i;
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stopping = true;
+	pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	while ((j = w->head)) {
+		w->head = j->next;
+		free(j->path);
+		free(j);
+	}
+	for (i = 0; i < w->nr_images; i++)
+		dwimage_free(w->images[i]);
+	free(w->images);
+	pthread_cond_destroy(&w->more);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}

@@ -1,0 +1,42 @@
+/*
+ * warmup.h - what a run is going to need, made ahead on a thread of its
+ * own while the run reads and unwinds: the kernel symbols and the
+ * decompressed DWARF of each module as it is loaded (dwimage.h).  On a
+ * first run, with no DWARF cache to map them from, these are most of the
+ * extra time; on two cores the thread takes them off the critical path.
+ *
+ * Nothing here changes results: whoever needs the work first does it or
+ * waits for it (kallsyms_once, dwimage_build() share and lock), so the
+ * thread only starts it sooner.  Thread-safe: workers queue from their
+ * own threads.
+ */
+#ifndef RESTACK_UNWIND_WARMUP_H
+#define RESTACK_UNWIND_WARMUP_H
+
+#include "unwind/symbolize.h"
+
+struct warmup;
+
+/*
+ * Starts the thread; NULL when this machine has one core (nothing to gain)
+ * or the thread cannot start: callers then leave the work to its users.
+ */
+struct warmup *warmup_start(void);
+
+/* Reads k's kernel symbols (kallsyms_once_load()); k outlives w. */
+void warmup_kallsyms(struct warmup *w, struct kallsyms_once *k);
+
+/*
+ * Builds the decompressed DWARF image of the ELF file at path (a module's
+ * debug file, or its file when it has none), held until warmup_stop().
+ * Files without a build-id are left alone (their images are not shared).
+ */
+void warmup_dwarf(struct warmup *w, const char *path);
+
+/*
+ * Drops the work not started, waits for the thread and releases what it
+ * holds (images stay while their users hold them).  NULL is fine.
+ */
+void warmup_stop(struct warmup *w);
+
+#endif
