@@ -30,8 +30,21 @@
 struct a2l {
 	Dwarf *dw;
 	bool dw_tried;
-	struct a2l_index *idx;    /* the stored tables, or NULL: libdw's */
-	/* unit number in idx, else CU DIE offset -> struct a2l_cu */
+	struct a2l_index *idx;    /* the stored index, or NULL */
+	/*
+	 * mapped: addresses find their unit in a map from addresses to unit
+	 * numbers, idx's or, when none was stored, one made from libdw
+	 * (ivl, die_offs) to be stored; units are built from libdw when idx
+	 * has no table for them (dirty: then the index is stored again with
+	 * them, when the state is freed).  Else libdw finds the units.
+	 */
+	bool mapped, dirty;
+	struct a2l_index_ivl *ivl;
+	size_t nr_ivl;
+	uint64_t *die_offs;       /* each unit's DIE offset */
+	size_t nr_units;
+	struct a2l_index_src src;
+	/* mapped: unit number, else CU DIE offset -> struct a2l_cu */
 	struct hashmap cus;
 };
 
@@ -42,7 +55,7 @@ void a2l_cu_free(struct a2l_cu *cu)
 	free(cu->order);
 }
 
-/* Frees the unit tables made and the index they came from. */
+/* Frees the unit tables made, the map and the index they came from. */
 static void a2l_release_units(struct a2l *a)
 {
 	size_t pos = 0;
@@ -55,12 +68,22 @@ static void a2l_release_units(struct a2l *a)
 	hashmap_release(&a->cus);
 	a2l_index_free(a->idx);
 	a->idx = NULL;
+	free(a->ivl);
+	free(a->die_offs);
+	a->ivl = NULL;
+	a->die_offs = NULL;
+	a->nr_ivl = a->nr_units = 0;
+	a->mapped = a->dirty = false;
 }
+
+static void a2l_store(struct a2l *a);
 
 void a2l_free(struct a2l *a)
 {
 	if (!a)
 		return;
+	if (a->mapped && a->dirty)
+		a2l_store(a);
 	a2l_release_units(a);
 	free(a);
 }
@@ -210,17 +233,14 @@ static int a2l_order(struct a2l_cu *cu)
 	return 0;
 }
 
-static struct a2l_cu *a2l_cu_get(struct a2l *a, Dwarf_Die *cudie)
+/* The table of the unit of cudie, made (NULL when out of memory). */
+static struct a2l_cu *a2l_cu_make(Dwarf_Die *cudie)
 {
-	uint64_t key = dwarf_dieoffset(cudie);
 	struct a2l_cu *cu;
 	Dwarf_Attribute attr;
 	Dwarf_Word lang = 0;
 	size_t i;
-	void *v;
 
-	if (hashmap_get(&a->cus, key, &v))
-		return v;
 	cu = mem_zalloc(1, sizeof(*cu));
 	if (!cu)
 		return NULL;
@@ -247,13 +267,29 @@ static struct a2l_cu *a2l_cu_get(struct a2l *a, Dwarf_Die *cudie)
 		if (i && cu->f[cu->order[i - 1]].high_mark > f->high_mark)
 			f->high_mark = cu->f[cu->order[i - 1]].high_mark;
 	}
-	if (hashmap_put(&a->cus, key, cu) < 0)
-		goto fail;
 	return cu;
 fail:
 	a2l_cu_free(cu);
 	free(cu);
 	return NULL;
+}
+
+/* The table of the unit of cudie, kept by its DIE offset. */
+static struct a2l_cu *a2l_cu_get(struct a2l *a, Dwarf_Die *cudie)
+{
+	uint64_t key = dwarf_dieoffset(cudie);
+	struct a2l_cu *cu;
+	void *v;
+
+	if (hashmap_get(&a->cus, key, &v))
+		return v;
+	cu = a2l_cu_make(cudie);
+	if (cu && hashmap_put(&a->cus, key, cu) < 0) {
+		a2l_cu_free(cu);
+		free(cu);
+		cu = NULL;
+	}
+	return cu;
 }
 
 /* lookup_address_in_function_table(), including its quirks. */
@@ -348,29 +384,24 @@ static size_t a2l_index_points(Dwarf *dw, uint64_t **pts)
 }
 
 /*
- * Builds the tables of every unit dwarf_addrdie() reaches in a->dw and
- * stores them with the map from addresses to units (a2l_index.h).  The
- * tables stay in a->cus for this run.
+ * The map from addresses to units of a->dw, as dwarf_addrdie() answers at
+ * each point where its answer may change (a2l_index.h): units numbered as
+ * first met, with their DIE offsets, into a->ivl and a->die_offs.  No
+ * unit's table is built: a run builds those it looks addresses up in.
+ * False when libdw or memory fails.
  */
-static void a2l_index_build(struct a2l *a, const struct a2l_index_src *src)
+static bool a2l_map_build(struct a2l *a)
 {
-	struct a2l_index_ivl *ivl = NULL;
-	const struct a2l_cu **units = NULL;
 	struct hashmap unit_of = { 0 };  /* CU DIE offset -> unit + 1 */
-	size_t nr_pts, nr_ivl = 0, nr_units = 0, alloc_units = 0, i;
-	struct dwcache_file f;
-	bool built = false;
+	size_t nr_pts, alloc_units = 0, i;
+	bool ok = false;
 	uint64_t *pts;
 
 	nr_pts = a2l_index_points(a->dw, &pts);
 	if (!nr_pts)
-		return;
-	if (!a2l_index_begin(src, &f)) {
-		free(pts);
-		return;
-	}
-	ivl = mem_array(nr_pts, sizeof(*ivl));
-	if (!ivl)
+		return false;
+	a->ivl = mem_array(nr_pts, sizeof(*a->ivl));
+	if (!a->ivl)
 		goto out;
 	for (i = 0; i < nr_pts; i++) {
 		Dwarf_Die cudie;
@@ -379,35 +410,71 @@ static void a2l_index_build(struct a2l *a, const struct a2l_index_src *src)
 
 		if (dwarf_addrdie(a->dw, pts[i], &cudie)) {
 			uint64_t off = dwarf_dieoffset(&cudie);
-			const struct a2l_cu *cu;
 
 			if (hashmap_get(&unit_of, off, &v)) {
 				unit = (int64_t)(uintptr_t)v - 1;
 			} else {
-				cu = a2l_cu_get(a, &cudie);
-				if (!cu || mem_grow(&units, &alloc_units,
-						    sizeof(*units),
-						    nr_units + 1) < 0)
+				if (mem_grow(&a->die_offs, &alloc_units,
+					     sizeof(*a->die_offs),
+					     a->nr_units + 1) < 0)
 					goto out;
-				units[nr_units] = cu;
-				unit = (int64_t)nr_units++;
+				a->die_offs[a->nr_units] = off;
+				unit = (int64_t)a->nr_units++;
 				if (hashmap_put(&unit_of, off,
 						(void *)(uintptr_t)(unit + 1)) < 0)
 					goto out;
 			}
 		}
-		if (nr_ivl && ivl[nr_ivl - 1].cu == unit)
+		if (a->nr_ivl && a->ivl[a->nr_ivl - 1].cu == unit)
 			continue;
-		ivl[nr_ivl].start = pts[i];
-		ivl[nr_ivl++].cu = unit;
+		a->ivl[a->nr_ivl].start = pts[i];
+		a->ivl[a->nr_ivl++].cu = unit;
 	}
-	built = true;
+	ok = true;
 out:
-	a2l_index_store(&f, src, built ? ivl : NULL, nr_ivl, units, nr_units);
 	hashmap_release(&unit_of);
-	free(units);
-	free(ivl);
 	free(pts);
+	return ok;
+}
+
+/*
+ * Stores the index again: the map, and the tables of the units built so
+ * far or stored before.  Its names point into libdw's DWARF: before the
+ * module's files close.
+ */
+static void a2l_store(struct a2l *a)
+{
+	size_t n = a->idx ? a2l_index_nr_units(a->idx) : a->nr_units;
+	size_t nr_ivl = a->nr_ivl, i;
+	const struct a2l_index_ivl *ivl = a->ivl;
+	const struct a2l_cu **cus = mem_zalloc(n ? n : 1, sizeof(*cus));
+	struct a2l_cu *old = mem_zalloc(n ? n : 1, sizeof(*old));
+	uint64_t *offs = mem_zalloc(n ? n : 1, sizeof(*offs));
+	struct dwcache_file f;
+
+	if (!cus || !old || !offs || !a2l_index_begin(&a->src, &f))
+		goto out;
+	if (a->idx)
+		ivl = a2l_index_map(a->idx, &nr_ivl);
+	for (i = 0; i < n; i++) {
+		void *v;
+		bool stored = a->idx &&
+			      a2l_index_has_unit(a->idx, (int64_t)i, &offs[i]);
+
+		if (!a->idx)
+			offs[i] = a->die_offs[i];
+		if (hashmap_get(&a->cus, i, &v))
+			cus[i] = v;
+		else if (stored && a2l_index_unit(a->idx, (int64_t)i, &old[i]))
+			cus[i] = &old[i];
+	}
+	a2l_index_store(&f, &a->src, ivl, nr_ivl, cus, offs, n);
+out:
+	for (i = 0; old && i < n; i++)
+		a2l_cu_free(&old[i]);
+	free(old);
+	free(cus);
+	free(offs);
 }
 
 /* What m->syms_elf's index is found by; false without a build-id. */
@@ -424,39 +491,49 @@ static bool a2l_index_src(struct module *m, struct a2l_index_src *src)
 	return true;
 }
 
-/* m's addr2line state: the stored index, else libdw's DWARF (building
- * the index when there is a cache to keep it in). */
+/*
+ * m's addr2line state: the stored index, else libdw's DWARF with a map of
+ * its units made to be stored (when there is a cache to keep it in).
+ */
 static struct a2l *a2l_open(struct module *m)
 {
-	struct a2l_index_src src;
 	struct a2l *a = mem_zalloc(1, sizeof(*a));
 	bool keyed;
 
 	if (!a)
 		return NULL;
 	m->a2l = a;
-	keyed = m->syms_elf && a2l_index_wanted() && a2l_index_src(m, &src);
+	keyed = m->syms_elf && a2l_index_wanted() && a2l_index_src(m, &a->src);
 	if (keyed)
-		a->idx = a2l_index_load(&src);
-	if (a->idx)
+		a->idx = a2l_index_load(&a->src);
+	if (a->idx) {
+		a->mapped = true;
 		return a;
+	}
 	a->dw = module_dwarf(m, m->syms_elf);
 	a->dw_tried = true;
-	if (a->dw && keyed)
-		a2l_index_build(a, &src);
+	if (a->dw && keyed) {
+		if (a2l_map_build(a))
+			a->mapped = a->dirty = true;
+		else
+			a2l_release_units(a);
+	}
 	return a;
 }
 
 /*
- * The table of the unit holding addr, from the index, into *cu (NULL when
- * no unit holds it); false when the stored unit is damaged (or memory ran
- * out).
+ * The table of the unit holding addr (mapped) into *cu (NULL when no unit
+ * holds it): the stored one, else made from libdw's DWARF; false when the
+ * stored unit is damaged, libdw does not find it, or memory ran out.
  */
-static bool a2l_index_cu(struct a2l *a, uint64_t addr,
-			 const struct a2l_cu **out)
+static bool a2l_unit_cu(struct module *m, struct a2l *a, uint64_t addr,
+			const struct a2l_cu **out)
 {
-	int64_t unit = a2l_index_find(a->idx, addr);
+	int64_t unit = a->idx ? a2l_index_find(a->idx, addr) :
+				a2l_index_ivl_find(a->ivl, a->nr_ivl, addr);
 	struct a2l_cu *cu;
+	Dwarf_Die cudie;
+	uint64_t off = 0;
 	void *v;
 
 	*out = NULL;
@@ -466,11 +543,27 @@ static bool a2l_index_cu(struct a2l *a, uint64_t addr,
 		*out = v;
 		return true;
 	}
-	cu = mem_zalloc(1, sizeof(*cu));
+	if (a->idx && a2l_index_has_unit(a->idx, unit, &off)) {
+		cu = mem_zalloc(1, sizeof(*cu));
+		if (cu && !a2l_index_unit(a->idx, unit, cu)) {
+			a2l_cu_free(cu);
+			free(cu);
+			return false;
+		}
+	} else {
+		if (!a->idx)
+			off = a->die_offs[unit];
+		if (!a->dw_tried)
+			a->dw = module_dwarf(m, m->syms_elf);
+		a->dw_tried = true;
+		if (!a->dw || !dwarf_offdie(a->dw, off, &cudie))
+			return false;
+		cu = a2l_cu_make(&cudie);
+		a->dirty = true;
+	}
 	if (!cu)
 		return false;
-	if (!a2l_index_unit(a->idx, unit, cu) ||
-	    hashmap_put(&a->cus, (uint64_t)unit, cu) < 0) {
+	if (hashmap_put(&a->cus, (uint64_t)unit, cu) < 0) {
 		a2l_cu_free(cu);
 		free(cu);
 		return false;
@@ -479,8 +572,8 @@ static bool a2l_index_cu(struct a2l *a, uint64_t addr,
 	return true;
 }
 
-/* Drops the units taken from the index and the index: libdw's tables
- * from now on. */
+/* Drops the units taken from the index and the map: libdw's tables from
+ * now on. */
 static void a2l_index_drop(struct module *m, struct a2l *a)
 {
 	a2l_release_units(a);
@@ -540,9 +633,9 @@ unsigned a2l_lookup_deps(struct module *m, uint64_t addr, const char **names,
 		if (!a)
 			return 0;
 	}
-	if (a->idx && !a2l_index_cu(a, addr, &cu))
+	if (a->mapped && !a2l_unit_cu(m, a, addr, &cu))
 		a2l_index_drop(m, a);
-	if (a->idx) {
+	if (a->mapped) {
 		in_unit = cu != NULL;
 		if (cu)
 			func = a2l_find_func(cu, addr);

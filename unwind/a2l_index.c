@@ -33,7 +33,7 @@
  * it when either changes (a2l.c's scan, order or quirks), so that no run
  * takes names from an index older rules made.
  */
-#define A2LX_VERSION 1
+#define A2LX_VERSION 2
 
 struct a2lx_hdr {
 	char magic[8];
@@ -49,6 +49,8 @@ struct a2lx_unit {
 	uint64_t first_range, nr_ranges;
 	uint64_t first_order, nr_order;
 	int64_t lang;
+	uint64_t die_off;       /* of the unit's DIE in .debug_info */
+	uint64_t built;         /* 1: the table is stored; 0: not yet */
 };
 
 struct a2lx_func {
@@ -213,28 +215,55 @@ void a2l_index_free(struct a2l_index *x)
 	free(x);
 }
 
-int64_t a2l_index_find(const struct a2l_index *x, uint64_t addr)
+int64_t a2l_index_ivl_find(const struct a2l_index_ivl *ivl, size_t nr,
+			   uint64_t addr)
 {
-	size_t lo = 0, hi = x->h.nr_ivl;
+	size_t lo = 0, hi = nr;
 
 	/* the last interval starting at or before addr */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (x->ivl[mid].start <= addr)
+		if (ivl[mid].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
 		return -1;
-	return x->ivl[lo - 1].cu;
+	return ivl[lo - 1].cu;
+}
+
+int64_t a2l_index_find(const struct a2l_index *x, uint64_t addr)
+{
+	return a2l_index_ivl_find(x->ivl, x->h.nr_ivl, addr);
 }
 
 /* [first, first + nr) inside [0, total)? */
 static bool a2lx_within(uint64_t first, uint64_t nr, uint64_t total)
 {
 	return first <= total && nr <= total - first;
+}
+
+size_t a2l_index_nr_units(const struct a2l_index *x)
+{
+	return x->h.nr_units;
+}
+
+const struct a2l_index_ivl *a2l_index_map(const struct a2l_index *x,
+					  size_t *nr)
+{
+	*nr = x->h.nr_ivl;
+	return x->ivl;
+}
+
+bool a2l_index_has_unit(const struct a2l_index *x, int64_t unit,
+			uint64_t *die_off)
+{
+	if (unit < 0 || (uint64_t)unit >= x->h.nr_units)
+		return false;
+	*die_off = x->units[unit].die_off;
+	return x->units[unit].built == 1;
 }
 
 bool a2l_index_unit(const struct a2l_index *x, int64_t unit,
@@ -244,7 +273,8 @@ bool a2l_index_unit(const struct a2l_index *x, int64_t unit,
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	if (unit < 0 || (uint64_t)unit >= x->h.nr_units)
+	if (unit < 0 || (uint64_t)unit >= x->h.nr_units ||
+	    x->units[unit].built != 1)
 		return false;
 	u = &x->units[unit];
 	if (!a2lx_within(u->first_func, u->nr_funcs, x->h.nr_funcs) ||
@@ -321,19 +351,25 @@ static uint64_t a2lx_put_name(struct a2lx_out *o, const char *name)
 	return off;
 }
 
-static void a2lx_put_unit(struct a2lx_out *o, const struct a2l_cu *cu)
+static void a2lx_put_unit(struct a2lx_out *o, const struct a2l_cu *cu,
+			  uint64_t die_off)
 {
+	static const struct a2l_cu none;
 	struct a2lx_unit u = {
 		.first_func = o->funcs.len / sizeof(struct a2lx_func),
-		.nr_funcs = cu->nr,
 		.first_range = o->ranges.len / (2 * sizeof(uint64_t)),
-		.nr_ranges = cu->nr_ranges,
 		.first_order = o->order.len / sizeof(uint32_t),
-		.nr_order = cu->nr_order,
-		.lang = cu->lang,
+		.die_off = die_off,
+		.built = cu != NULL,
 	};
 	size_t i;
 
+	if (!cu)
+		cu = &none;
+	u.nr_funcs = cu->nr;
+	u.nr_ranges = cu->nr_ranges;
+	u.nr_order = cu->nr_order;
+	u.lang = cu->lang;
 	strbuf_add(&o->units, &u, sizeof(u));
 	for (i = 0; i < cu->nr; i++) {
 		const struct a2l_func *f = &cu->f[i];
@@ -377,7 +413,8 @@ bool a2l_index_begin(const struct a2l_index_src *src,
 
 void a2l_index_store(struct dwcache_file *f, const struct a2l_index_src *src,
 		     const struct a2l_index_ivl *ivl, size_t nr_ivl,
-		     const struct a2l_cu *const *cus, size_t nr_cus)
+		     const struct a2l_cu *const *cus, const uint64_t *die_offs,
+		     size_t nr_cus)
 {
 	static const uint8_t zeroes[8];
 	struct a2lx_out o;
@@ -387,7 +424,7 @@ void a2l_index_store(struct dwcache_file *f, const struct a2l_index_src *src,
 
 	memset(&o, 0, sizeof(o));
 	for (i = 0; ivl && i < nr_cus; i++)
-		a2lx_put_unit(&o, cus[i]);
+		a2lx_put_unit(&o, cus[i], die_offs[i]);
 	if (!ivl || o.units.oom || o.funcs.oom || o.ranges.oom ||
 	    o.order.oom || o.names.oom) {
 		f->ok = false;

@@ -136,9 +136,9 @@ static void module_close_files(struct module *m)
 
 static void mod_free(struct module *m)
 {
+	a2l_free(m->a2l);       /* may store names libdw's DWARF holds */
 	module_close_files(m);
 	cfi_cache_free(m->cfi);
-	a2l_free(m->a2l);
 	symtab_free(m->symtab);
 	gopclntab_free(m->gopcln);
 	hashmap_release(&m->symcache);

@@ -22,7 +22,9 @@ command -v addr2line >/dev/null || skip_all "binutils addr2line is needed"
 command -v python3 >/dev/null || skip_all "python3 is needed"
 
 python3 "$TOP/tests/tools/bigdwarf.py" 600 >"$T/big.c"
-"$cc" -O1 -g -gz=zlib -o "$T/big" "$T/big.c" ||
+# and a unit no sample reaches
+echo 'long unused_fn(long x) { return x * 7 + 1; }' >"$T/unused.c"
+"$cc" -O1 -g -gz=zlib -o "$T/big" "$T/big.c" "$T/unused.c" ||
 	skip_all "cannot build with compressed debug sections (-gz=zlib)"
 readelf -SW "$T/big" | grep -E ' \.debug_info .* C ' >/dev/null ||
 	skip_all "the compiler did not compress .debug_info"
@@ -92,6 +94,20 @@ done
 # --- addr2line's function tables (unwind/a2l_index.c) ---
 ix=$(ls "$dc/$bid"-*.a2l 2>/dev/null)
 check "the first conversion stored big's function tables" test -s "$ix"
+# units: 72 bytes after the 144-byte header and the 16-byte intervals;
+# the last field says whether the unit's table is stored
+check "... those of the units it looked addresses up in, not the others" \
+	python3 -c '
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+nr_ivl, nr_units = struct.unpack_from("<QQ", b, 88)
+units = [struct.unpack_from("<6Qq2Q", b, 144 + 16 * nr_ivl + 72 * i)
+         for i in range(nr_units)]
+built = sorted((u[8], u[1]) for u in units)    # (stored, functions)
+print("version", struct.unpack_from("<I", b, 8)[0], "units", built)
+# big.c (600 functions and their inlined helpers) stored, unused.c not
+assert built[0] == (0, 0) and built[-1][0] == 1 and built[-1][1] >= 1200' \
+	"$ix"
 # without the image: the tables alone name the inline frames
 mv "$dc/$bid"-*.dwimg "$T/img.saved"
 restack_clean convert --dwarf-cache "$dc" --stats-json "$T/ix1.json" \
@@ -121,7 +137,7 @@ import struct, sys
 b = bytearray(open(sys.argv[1], 'rb').read())
 nr_ivl, nr_units = struct.unpack_from('<QQ', b, 88)
 for i in range(nr_units):
-    struct.pack_into('<Q', b, 144 + 16 * nr_ivl + 56 * i, 1 << 40)
+    struct.pack_into('<Q', b, 144 + 16 * nr_ivl + 72 * i, 1 << 40)
 open(sys.argv[1], 'wb').write(b)
 PY
 restack_clean convert --dwarf-cache "$dc" "$T/big.data" -o "$T/ix3.folded"
