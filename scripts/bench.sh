@@ -23,6 +23,9 @@
 #   perf script | tests/tools/collapse.pl > x.folded  (the same output)
 #   perf script > /dev/null, perf script --no-inline > /dev/null
 #   hotspot-perfparser --input x.data --output /dev/null (when installed)
+# and, in a table of their own, the outputs that carry every record over:
+#   restack convert --to perf / --to sysprof, -j1 and -j2, against perf
+#   script in the same rounds (and -j2's output compared with -j1's)
 # and then, each capture's pages dropped from the page cache and read back
 # (as a file read from disk is cached), restack -j1, -j2 and perf script
 # again (see evict below); and, on the large capture, two -j1 conversions
@@ -174,8 +177,8 @@ row() {
 	cmp -s "$work/$c.folded" "$work/$c.j2.folded" ||
 		echo "bench: $c: -j2 output differs from -j1!" >&2
 	set -- $r1 $r2 $rn $p $s $q $f
-	printf '%-8s %7s %6s | %6.3f %6.3f (%4d) | %6.3f %-5s (%4d) | %6.3f (%4d) | %6.3f %-6s (%4d) | %6.3f %-6s (%4d) | %6.3f %-6s %-6s | %6s %-6s (%4d)\n' \
-		"$c" "$n" "$mb" "${r0% *}" "$1" $(($2 / 1024)) \
+	printf '%-8s %7s %6s | %6.3f %-6s %6.3f (%4d) | %6.3f %-5s (%4d) | %6.3f (%4d) | %6.3f %-6s (%4d) | %6.3f %-6s (%4d) | %6.3f %-6s %-6s | %6s %-6s (%4d)\n' \
+		"$c" "$n" "$mb" "${r0% *}" "$(ratio "$9" "${r0% *}")" "$1" $(($2 / 1024)) \
 		"$3" "$(ratio "$1" "$3")" $(($4 / 1024)) \
 		"$5" $(($6 / 1024)) \
 		"$9" "$(ratio "$9" "$1")" $((${10} / 1024)) \
@@ -215,6 +218,42 @@ row_reread() {
 		"$5" "$(ratio "$5" "$1")" $(($6 / 1024)))")
 }
 
+# row_writers NAME RUNS: --to perf and --to sysprof, -j1 and -j2, and
+# perf script, on NAME; appends a line to WRITERS.
+WRITERS=()
+row_writers() {
+	local c=$1 runs=$2 d=$work/$1.data o t
+	best "$runs" \
+		"$(clean "'$restack' convert -j1 --to perf '$d' -o '$work/$c.j1.perf'")" \
+		"$(clean "'$restack' convert -j2 --to perf '$d' -o '$work/$c.j2.perf'")" \
+		"$(clean "'$restack' convert -j1 --to sysprof '$d' -o '$work/$c.j1.syscap'")" \
+		"$(clean "'$restack' convert -j2 --to sysprof '$d' -o '$work/$c.j2.syscap'")" \
+		"$(clean "perf script -i '$d'")"
+	for o in perf syscap; do
+		cmp -s "$work/$c.j1.$o" "$work/$c.j2.$o" ||
+			echo "bench: $c: --to $o -j2 output differs from -j1!" >&2
+		rm -f "$work/$c.j1.$o" "$work/$c.j2.$o"
+	done
+	set -- ${BEST[0]} ${BEST[1]} ${BEST[2]} ${BEST[3]} ${BEST[4]}
+	t=${9}
+	WRITERS+=("$(printf '%-8s | %6.3f %-6s (%4d) | %6.3f %-5s (%4d) | %6.3f %-6s (%4d) | %6.3f %-5s (%4d) | %6.3f (%4d)' \
+		"$c" "$1" "$(ratio "$t" "$1")" $(($2 / 1024)) \
+		"$3" "$(ratio "$1" "$3")" $(($4 / 1024)) \
+		"$5" "$(ratio "$t" "$5")" $(($6 / 1024)) \
+		"$7" "$(ratio "$5" "$7")" $(($8 / 1024)) \
+		"$t" $((${10} / 1024)))")
+}
+
+print_writers() {
+	local l
+	printf '\nperf.data and sysprof output (ratio: perf script over -j1):\n%-8s | %-20s | %-19s | %-20s | %-19s | %-13s\n' \
+		capture "--to perf -j1" "-j2 (speed-up)" "--to sysprof -j1" \
+		"-j2 (speed-up)" "perf script"
+	for l in "${WRITERS[@]}"; do
+		echo "$l"
+	done
+}
+
 print_reread() {
 	local l
 	printf '\nread back from disk:\n%-8s | %-13s | %-19s | %-21s\n' \
@@ -224,12 +263,13 @@ print_reread() {
 	done
 }
 
-printf '\n%-8s %7s %6s | %-20s | %-19s | %-13s | %-21s | %-21s | %-21s | %-19s\n' \
-	capture samples MB "1st run, restack -j1" "-j2 (speed-up)" "--no-inline" \
+printf '\n%-8s %7s %6s | %-27s | %-19s | %-13s | %-21s | %-21s | %-21s | %-19s\n' \
+	capture samples MB "1st run (ratio), restack -j1" "-j2 (speed-up)" "--no-inline" \
 	"perf script" "perf script|collapse" "perf --no-inline" "perfparser"
 for c in "${captures[@]}"; do
 	row "$c" 10
 	row_reread "$c" 10
+	row_writers "$c" 10
 done
 
 # The large capture: the threaded program for about 250000 samples,
@@ -259,6 +299,7 @@ if [ "${BENCH_LARGE:-1}" != 0 ]; then
 	echo
 	echo "$FIREFOX_LINE"
 	row_reread large 5
+	row_writers large 5
 	# The ceiling for -j2 here: two independent -j1 conversions at once
 	# against one.  On this kind of VM two busy vCPUs often deliver well
 	# under twice the work of one, which no threading can beat.
@@ -275,12 +316,14 @@ if [ "${BENCH_LARGE:-1}" != 0 ]; then
 fi
 rm -rf "$work/dwfirst"
 print_reread
+print_writers
 cat <<EOF
 
 Times are seconds (best of 10, best of 5 on the large capture, the tools
 taking turns; warm cache; "1st run": with an empty DWARF cache, as on a
-machine restack has not run on before; each less the best start-up
-time of the shell that runs it, as hyperfine subtracts its shell's:
+machine restack has not run on before, with perf script's time over it;
+each less the best start-up time of the shell that runs it, as hyperfine
+subtracts its shell's:
 $START s in the last measurements); (N) is peak RSS in MiB; NNx is the other tool's time divided by
 restack -j1's (for -j2: -j1's time divided by -j2's; perf --no-inline also
 against restack --no-inline, second ratio).  restack and the perf pipeline
