@@ -1239,6 +1239,9 @@ int run_capture(struct run *run, const struct run_opts *opts,
 		return -1;
 	run->stop_after = 0;
 done:
+	/* what it did shows in the reports (the cache's counts) */
+	warmup_stop(run->warmup);
+	run->warmup = NULL;
 	if (run->pool) {
 		/* the workers' counts join the first resolver's */
 		struct pool *pool = run->pool;
