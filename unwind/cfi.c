@@ -639,9 +639,16 @@ enum cfi_step cfi_apply(const struct regs_arch *a, const struct cfi_row *row,
 			continue;
 		out->valid &= ~(1ull << r->reg);
 	}
-	if (!ra_set)
-		return CFI_STEP_BAD; /* "same value" for the RA: no caller */
+	/*
+	 * "Same value" for the RA: no caller, where the RA column is no
+	 * register (x86_64's 16); on aarch64 the link register still holds
+	 * it (a leaf, a function before its prologue stored it) when its
+	 * value is known (unwind.c forgets it in callers).
+	 */
+	if (!ra_set && (a->ra == a->pc || row->ra != a->ra ||
+			!regs_has(in, row->ra)))
+		return CFI_STEP_BAD;
 	regs_set(out, a->sp, *cfa);
-	regs_set(out, a->pc, out->r[row->ra]);
+	regs_set(out, a->pc, regs_strip_ra(a, out->r[row->ra]));
 	return CFI_STEP_OK;
 }

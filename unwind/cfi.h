@@ -90,7 +90,9 @@ const struct cfi_row *cfi_find(struct module *m, const struct regs_arch *a,
 /*
  * Computes the caller's registers from this frame's: *cfa receives the
  * CFA (the caller's sp), out the caller's register file with the return
- * address in a->pc.
+ * address in a->pc (regs_strip_ra()).  Where the RA column is a register
+ * (aarch64's x30) and the row keeps its value, its value in "in" is the
+ * return address.
  */
 enum cfi_step cfi_apply(const struct regs_arch *a, const struct cfi_row *row,
 			const struct regs *in, struct regs *out, uint64_t *cfa,

@@ -5,7 +5,9 @@
  * (SysV psABI) rax rdx rcx rbx rsi rdi rbp rsp (0-7), r8-r15 (8-15), RA 16.
  * i386: DWARF eax ecx edx ebx esp ebp esi edi (0-7), eip 8.
  * aarch64: perf X0-X30 (0-30), SP 31, PC 32; DWARF x0-x30 (0-30), sp 31;
- * the pc has no DWARF number, we keep it in slot 32.
+ * the pc has no DWARF number, we keep it in slot 32.  aarch64's return
+ * addresses lose the bits above the 48-bit user address space, where
+ * pointer authentication signs them (regs_strip_ra()).
  */
 #include <string.h>
 
@@ -22,6 +24,7 @@ static const struct regs_arch regs_x86_64 = {
 	.ra = 16,
 	.pc = 16,
 	.word = 8,
+	.ra_mask = ~0ull,
 	.perf_to_dwarf = {
 		[0] = 0, [1] = 3, [2] = 2, [3] = 1, [4] = 4, [5] = 5,
 		[6] = 6, [7] = 7, [8] = 16,
@@ -42,6 +45,7 @@ static const struct regs_arch regs_i386 = {
 	.ra = 8,
 	.pc = 8,
 	.word = 4,
+	.ra_mask = 0xffffffffull,
 	.perf_to_dwarf = {
 		[0] = 0, [1] = 3, [2] = 1, [3] = 2, [4] = 6, [5] = 7,
 		[6] = 5, [7] = 4, [8] = 8,
@@ -58,6 +62,7 @@ static const struct regs_arch regs_aarch64 = {
 	.ra = 30,
 	.pc = 32,
 	.word = 8,
+	.ra_mask = (1ull << 48) - 1,
 	.perf_to_dwarf = {
 		[0] = 0, [1] = 1, [2] = 2, [3] = 3, [4] = 4, [5] = 5,
 		[6] = 6, [7] = 7, [8] = 8, [9] = 9, [10] = 10, [11] = 11,

@@ -23,6 +23,7 @@ struct regs_arch {
 	unsigned ra;            /* default return-address column */
 	unsigned pc;            /* slot holding the pc (may be == ra) */
 	unsigned word;          /* pointer size in bytes */
+	uint64_t ra_mask;       /* the address bits of a return address */
 	signed char perf_to_dwarf[64]; /* -1: not tracked */
 };
 
@@ -45,6 +46,17 @@ int regs_from_perf(const struct regs_arch *a, uint64_t mask,
 
 /* The perf register number that DWARF register dw comes from, or -1. */
 int regs_dwarf_to_perf(const struct regs_arch *a, unsigned dw);
+
+/*
+ * A return address as code: aarch64's pointer authentication (PAC) signs
+ * return addresses in the bits above the virtual address (48 bits: the
+ * user address space of Linux/arm64 with 4 KiB pages, Debian's), which a
+ * return (RETAA, AUTIASP) strips; libdw and libunwind strip them alike.
+ */
+static inline uint64_t regs_strip_ra(const struct regs_arch *a, uint64_t ra)
+{
+	return ra & a->ra_mask;
+}
 
 static inline bool regs_has(const struct regs *r, unsigned n)
 {

@@ -268,8 +268,9 @@ static bool resolve_name_starts(const struct sym_loc *loc, const char *pfx)
 
 /*
  * Whether a kernel frame was an interrupt or exception entry (x86's
- * idtentry stubs).  The kernel's unwinder reports the address such an
- * entry interrupted next, an exact address, not a return address.
+ * idtentry stubs, arm64's vectors for exceptions taken from the kernel).
+ * The kernel's unwinder reports the address such an entry interrupted
+ * next, an exact address, not a return address.
  */
 static bool resolve_is_irq_entry(const struct sym_loc *loc)
 {
@@ -277,10 +278,17 @@ static bool resolve_is_irq_entry(const struct sym_loc *loc)
 		"asm_exc_", "asm_sysvec_", "asm_common_interrupt",
 		"asm_spurious_interrupt",
 	};
+	static const char *const arm64[] = {
+		"el1h_64_sync", "el1h_64_irq", "el1h_64_fiq", "el1h_64_error",
+	};
+	const char *name = loc && loc->nr ? loc->e[0].name : NULL;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(entries); i++)
 		if (resolve_name_starts(loc, entries[i]))
+			return true;
+	for (i = 0; name && i < ARRAY_SIZE(arm64); i++)
+		if (!strcmp(name, arm64[i]))
 			return true;
 	return false;
 }

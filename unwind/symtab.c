@@ -302,6 +302,13 @@ static int st_add_batch(struct symtab *t, struct symtab_sym *batch, size_t n)
  * Appends perf's selection of the symbols of one table of elf (whose
  * sections may be NOBITS in a debug file) to a batch.
  */
+/* An Arm mapping symbol: $a, $d, $t or $x, maybe with a ".N" suffix. */
+static bool st_mapping_symbol(const char *name)
+{
+	return name[0] == '$' && name[1] && strchr("adtx", name[1]) &&
+	       (name[2] == '\0' || name[2] == '.');
+}
+
 static int st_read_perf_table(struct symtab *t, struct module *m, Elf *elf,
 			      Elf_Scn *scn, const GElf_Shdr *sh)
 {
@@ -343,8 +350,7 @@ static int st_read_perf_table(struct symtab *t, struct module *m, Elf *elf,
 		if (!is_label && !is_func && !is_obj)
 			continue;
 		if ((eh.e_machine == EM_ARM || eh.e_machine == EM_AARCH64) &&
-		    name[0] == '$' && name[1] && strchr("adtx", name[1]) &&
-		    (name[2] == '\0' || name[2] == '.'))
+		    st_mapping_symbol(name))
 			continue;
 		if (sym.st_shndx == SHN_ABS || sym.st_shndx >= SHN_LORESERVE)
 			continue;
@@ -525,6 +531,9 @@ static int st_read_bfd(struct symtab *t, Elf *elf)
 	struct bfd_sym *tmp;
 	Elf_Data *data;
 	size_t n, i;
+	GElf_Ehdr eh;
+	bool arm = gelf_getehdr(elf, &eh) &&
+		   (eh.e_machine == EM_ARM || eh.e_machine == EM_AARCH64);
 
 	/* addr2line (slurp_symtab): .symtab, else the dynamic symbols. */
 	if (!scn || sh.sh_size <= sh.sh_entsize)
@@ -554,6 +563,11 @@ static int st_read_bfd(struct symtab *t, Elf *elf)
 				continue;
 			b->name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (!b->name)
+				continue;
+			/* Arm's mapping symbols ($x, $d.1): bfd's
+			 * elfNN_aarch64_maybe_function_sym() skips them */
+			if (arm && GELF_ST_BIND(sym.st_info) == STB_LOCAL &&
+			    st_mapping_symbol(b->name))
 				continue;
 			b->value = sym.st_value;
 			b->size = sym.st_size ? sym.st_size : 1;

@@ -17,6 +17,7 @@
 
 #include "common/base.h"
 #include "common/mem.h"
+#include "unwind/a64insn.h"
 #include "unwind/aspace.h"
 #include "unwind/cfi.h"
 #include "unwind/ehhdr.h"
@@ -155,6 +156,7 @@ static bool uw_fp_step(struct unwinder *u, const struct uw_mem *mem,
 	}
 	memcpy(&saved_fp, mem->stack + (fp - mem->lo), 8);
 	memcpy(&ra, mem->stack + (fp + w - mem->lo), 8);
+	ra = regs_strip_ra(a, ra);
 	if (saved_fp != 0 && saved_fp <= fp)
 		return false;
 	/* The return address must be code: any executable mapping, JIT
@@ -190,6 +192,7 @@ static bool uw_return_at(struct unwinder *u, const struct uw_mem *mem,
 		return false;
 	}
 	memcpy(&ra, mem->stack + (slot - mem->lo), 8);
+	ra = regs_strip_ra(a, ra);
 	if (ra && !aspace_maps_find(mem->maps, ra - 1))
 		return false;
 	*out = *in;
@@ -235,6 +238,37 @@ static bool uw_go_step(struct unwinder *u, const struct uw_mem *mem,
 	return true;
 }
 
+/*
+ * The PLT rule on aarch64: a stub leaves sp and x30 alone, but for the
+ * header's store of x30 (a64insn.h).  x30 is only known in the sampled
+ * frame, the only one a stub can be in (stubs make no calls).
+ */
+static bool uw_a64_plt_step(struct unwinder *u, const struct uw_mem *mem,
+			    struct module *m, const struct module_plt *plt,
+			    uint64_t rel, const struct regs *in,
+			    struct regs *out, enum end_reason *why)
+{
+	const struct regs_arch *a = u->arch;
+	uint8_t header[A64INSN_PLT_HEADER], insn[4];
+	int saved;
+
+	if (!module_read(m, plt->lo, header, sizeof(header)) ||
+	    !module_read(m, rel, insn, sizeof(insn)))
+		return false;
+	saved = a64insn_plt_saved(header, a64insn_word(insn), rel - plt->lo);
+	if (saved > 0) {
+		if (!uw_return_at(u, mem, in->r[a->sp] + 8, in, out, why))
+			return false;
+		regs_set(out, a->sp, in->r[a->sp] + 16);
+		return true;
+	}
+	if (saved < 0 || !regs_has(in, a->ra))
+		return false;
+	*out = *in;
+	regs_set(out, a->pc, regs_strip_ra(a, in->r[a->ra]));
+	return true;
+}
+
 /* The PLT rule: pc (module m, ELF address rel) lies in a PLT entry, which
  * has pushed a known number of words on top of its return address. */
 static bool uw_plt_step(struct unwinder *u, const struct uw_mem *mem,
@@ -248,8 +282,11 @@ static bool uw_plt_step(struct unwinder *u, const struct uw_mem *mem,
 	size_t len;
 	int pushed;
 
-	if (a->arch != EVENT_ARCH_X86_64 || !m || m->is_jit ||
-	    !(plt = module_plt_find(m, rel)))
+	if (!m || m->is_jit || !(plt = module_plt_find(m, rel)))
+		return false;
+	if (a->arch == EVENT_ARCH_AARCH64)
+		return uw_a64_plt_step(u, mem, m, plt, rel, in, out, why);
+	if (a->arch != EVENT_ARCH_X86_64)
 		return false;
 	entry = plt->lo + (rel - plt->lo) / plt->entsize * plt->entsize;
 	len = plt->hi - entry < sizeof(code) ? plt->hi - entry : sizeof(code);
@@ -264,7 +301,8 @@ static bool uw_plt_step(struct unwinder *u, const struct uw_mem *mem,
 }
 
 /* True when addr looks like a return address: in a file-backed code
- * mapping, right after a CALL instruction. */
+ * mapping, right after a call instruction (x86_64's CALL, aarch64's BL
+ * and BLR forms). */
 static bool uw_is_return_address(struct unwinder *u,
 				 const struct aspace_maps *maps, uint64_t addr)
 {
@@ -274,6 +312,16 @@ static bool uw_is_return_address(struct unwinder *u,
 	int32_t rel32;
 	bool direct;
 
+	if (u->arch->arch == EVENT_ARCH_AARCH64) {
+		if (!map || (addr & 3) || !module_load(u->mc, map->mod) ||
+		    map->mod->status == MODULE_NO_FILE ||
+		    !module_offset_to_vaddr(map->mod,
+					    addr - map->start + map->pgoff,
+					    &rel) ||
+		    rel < 4 || !module_read(map->mod, rel - 4, before, 4))
+			return false;
+		return a64insn_is_call(a64insn_word(before));
+	}
 	if (!map || addr < 4096 || !module_load(u->mc, map->mod) ||
 	    map->mod->status == MODULE_NO_FILE ||
 	    !module_offset_to_vaddr(map->mod, addr - map->start + map->pgoff,
@@ -409,7 +457,8 @@ static bool uw_scan_step(struct unwinder *u, const struct aspace_maps *maps,
 	unsigned words = leaf ? UNWIND_SCAN_WORDS_LEAF : UNWIND_SCAN_WORDS, i;
 	uint64_t sp = in->r[a->sp];
 
-	if (a->arch != EVENT_ARCH_X86_64 || sp < mem->lo)
+	if ((a->arch != EVENT_ARCH_X86_64 && a->arch != EVENT_ARCH_AARCH64) ||
+	    sp < mem->lo)
 		return false;
 	for (i = 0; i < words; i++) {
 		uint64_t slot = sp + 8ull * i, cand, fp;
@@ -418,9 +467,12 @@ static bool uw_scan_step(struct unwinder *u, const struct aspace_maps *maps,
 		if (slot + 8 > mem->hi)
 			break;
 		memcpy(&cand, mem->stack + (slot - mem->lo), 8);
+		cand = regs_strip_ra(a, cand);
 		if (!uw_is_return_address(u, maps, cand))
 			continue;
 		trial = *in;
+		if (a->ra != a->pc)    /* aarch64's x30: the callee's */
+			trial.valid &= ~(1ull << a->ra);
 		regs_set(&trial, a->sp, slot + 8);
 		regs_set(&trial, a->pc, cand);
 		if (regs_has(in, a->fp) && in->r[a->fp] == slot - 8 &&
@@ -442,19 +494,26 @@ static bool uw_scan_step(struct unwinder *u, const struct aspace_maps *maps,
 
 /*
  * The row for a sampled pc no CFI covers that directly follows a SYSCALL
- * instruction (0f 05): a sample taken in a system call has the next
- * instruction as its pc, and where the call ends the function's CFI
- * (rt_sigreturn in __restore_rt, which never returns) that pc lies past
- * the function.  The thread is still at the SYSCALL: its row holds.
+ * instruction (0f 05; aarch64's SVC #0): a sample taken in a system call
+ * has the next instruction as its pc, and where the call ends the
+ * function's CFI (rt_sigreturn in __restore_rt, which never returns) that
+ * pc lies past the function.  The thread is still at the SYSCALL: its
+ * row holds.
  */
 static const struct cfi_row *uw_after_syscall_row(struct unwinder *u,
 						  struct module *m,
 						  uint64_t rel)
 {
-	uint8_t insn[2];
+	uint8_t insn[4];
 
+	if (u->arch->arch == EVENT_ARCH_AARCH64) {
+		if (m->is_jit || rel < 4 || !module_read(m, rel - 4, insn, 4) ||
+		    !a64insn_is_svc(a64insn_word(insn)))
+			return NULL;
+		return cfi_find(m, u->arch, rel - 4);
+	}
 	if (u->arch->arch != EVENT_ARCH_X86_64 || m->is_jit || rel < 2 ||
-	    !module_read(m, rel - 2, insn, sizeof(insn)) ||
+	    !module_read(m, rel - 2, insn, 2) ||
 	    insn[0] != 0x0f || insn[1] != 0x05)
 		return NULL;
 	return cfi_find(m, u->arch, rel - 2);
@@ -664,6 +723,13 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 			u->frames[nr].origin = (uint8_t)origin;
 			activation = false;
 		}
+		/*
+		 * aarch64's x30 in a caller is the return address into it
+		 * (or unknown): never its own return address.  Only a
+		 * signal frame's caller, interrupted anywhere, has its own.
+		 */
+		if (a->ra != a->pc && !activation)
+			next->valid &= ~(1ull << a->ra);
 		if (next->r[a->pc] == 0) {
 			res->end = END_ROOT;   /* a zero return address */
 			break;
