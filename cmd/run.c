@@ -671,7 +671,17 @@ int run_init_resolver(struct run *run)
 			nr_dirs = 1;
 		}
 	}
-	if (arch == EVENT_ARCH_UNKNOWN) {
+	if (arch == EVENT_ARCH_UNKNOWN && in->arch && *in->arch) {
+		/* never another architecture's registers by this one's rules */
+		for (i = 0; i < in->nr_attrs; i++) {
+			if (!in->attrs[i].sample_regs_user)
+				continue;
+			cmd_error("%s: recorded on %s, whose registers restack "
+				  "cannot unwind (x86_64, aarch64, i386)",
+				  run->path, in->arch);
+			return -1;
+		}
+	} else if (arch == EVENT_ARCH_UNKNOWN) {
 		/* No ARCH feature: assume this machine's. */
 		if (uname(&u) == 0)
 			arch = !strcmp(u.machine, "aarch64") ?

@@ -393,8 +393,10 @@ enum mod_try {
  * want_size > 0).  On success *fd and *elf are set.
  */
 static enum mod_try mod_open_elf(const char *path, const uint8_t *want,
-				 unsigned want_size, int *fd, Elf **elf)
+				 unsigned want_size, uint16_t machine, int *fd,
+				 Elf **elf)
 {
+	GElf_Ehdr eh;
 	uint8_t bid[20];
 	unsigned n;
 	bool not_regular;
@@ -409,6 +411,14 @@ static enum mod_try mod_open_elf(const char *path, const uint8_t *want,
 	if (elf_kind(*elf) != ELF_K_ELF) {
 		elf_end(*elf);
 		goto bad;
+	}
+	/* another architecture's file: never this capture's */
+	if (machine && (!gelf_getehdr(*elf, &eh) || eh.e_machine != machine)) {
+		elf_end(*elf);
+		*elf = NULL;
+		close(*fd);
+		*fd = -1;
+		return MOD_TRY_MISMATCH;
 	}
 	if (want_size) {
 		n = module_elf_build_id(*elf, bid, sizeof(bid));
@@ -533,15 +543,16 @@ static bool mod_try_live_vdso(struct module *m)
  * Opens path as m's file when it fits; *mismatch or *not_regular become
  * true when it had another build-id or was no regular file.
  */
-static bool mod_try_file(struct module *m, const char *path,
-			 const char *found_in, bool *mismatch,
-			 bool *not_regular)
+static bool mod_try_file(struct modcache *mc, struct module *m,
+			 const char *path, const char *found_in,
+			 bool *mismatch, bool *not_regular)
 {
 	enum mod_try t;
 	int fd;
 	Elf *elf;
 
-	t = mod_open_elf(path, m->build_id, m->build_id_size, &fd, &elf);
+	t = mod_open_elf(path, m->build_id, m->build_id_size,
+			 mc->opts.e_machine, &fd, &elf);
 	if (t == MOD_TRY_MISMATCH)
 		*mismatch = true;
 	if (t == MOD_TRY_NOT_REGULAR)
@@ -570,7 +581,7 @@ static bool mod_try_debug(struct module *m, const char *path,
 
 	if (m->file && !strcmp(path, m->file))
 		return false;
-	if (mod_open_elf(path, m->build_id, m->build_id_size, &fd, &elf) !=
+	if (mod_open_elf(path, m->build_id, m->build_id_size, 0, &fd, &elf) !=
 	    MOD_TRY_OK)
 		return false;
 	m->debug_file = mem_strdup(path);
@@ -692,14 +703,14 @@ bool module_load_slow(struct modcache *mc, struct module *m)
 	}
 	while (locate_next(loc, LOCATE_EXE, m->path, m->build_id,
 			   m->build_id_size, &it, path, sizeof(path), &from))
-		if (mod_try_file(m, path, from, &mismatch, &not_regular))
+		if (mod_try_file(mc, m, path, from, &mismatch, &not_regular))
 			goto found;
 	if (!strcmp(m->path, "[vdso]") && mc->opts.use_live_vdso &&
 	    mod_try_live_vdso(m))
 		goto found;
 	fetched = dbgd_result(loc->dbgd, m->build_id, m->build_id_size,
 			      DBGD_EXECUTABLE, &m->why_missing);
-	if (fetched && mod_try_file(m, fetched, "debuginfod", &mismatch,
+	if (fetched && mod_try_file(mc, m, fetched, "debuginfod", &mismatch,
 				    &not_regular))
 		goto found;
 	if (!loc->dbgd)

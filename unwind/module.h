@@ -145,6 +145,8 @@ struct modcache_opts {
 	/* optional: told of each module found, from module_load() */
 	void (*loaded)(void *ctx, const struct module *m);
 	void *loaded_ctx;
+	uint16_t e_machine;       /* the capture's architecture (EM_*): a
+				   * file of another is never used; 0: any */
 };
 
 struct modcache {

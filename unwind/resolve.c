@@ -56,6 +56,9 @@ int resolve_init(struct resolve *r, const struct resolve_opts *opts,
 		mopts.loaded = resolve_loaded;
 		mopts.loaded_ctx = r;
 	}
+	mopts.e_machine = arch == EVENT_ARCH_X86_64 ? EM_X86_64 :
+			  arch == EVENT_ARCH_AARCH64 ? EM_AARCH64 :
+			  arch == EVENT_ARCH_I386 ? EM_386 : 0;
 	if (r->opts.mc) {
 		r->mc = r->opts.mc;
 		modcache_begin_input(r->mc, &mopts);

@@ -10,7 +10,9 @@
 # have perf's frames and may go further (perf stops at return addresses
 # signed with PAC: compare_prefix.py --pac for the programs built with
 # -mbranch-protection=standard); no frame may have a signed address; at
-# least 99% of all samples reach their root.
+# least 99% of all samples reach their root.  A capture whose
+# architecture restack has no tables for is refused, and a file of
+# another architecture is never used for a module.
 . "$(dirname "$0")/lib.sh"
 
 command -v python3 >/dev/null || skip_all "python3 is needed to compare"
@@ -70,5 +72,35 @@ check "PLT entries named name@plt, not by mapping symbols" \
 	grep -q ' labs@plt (/tmp/restack-arm64/plt) sample$' "$T/plt.script"
 check "restack info shows the arch" \
 	grep -qx 'arch            aarch64' <("$RESTACK" info "$T/prog.data")
+
+# another architecture's file at the recorded path (this machine's
+# /usr/bin/python3.11) is never used for the capture's module, even
+# unverified, when the capture has no build-ids
+if [ -e /usr/bin/python3.11 ] && [ "$(uname -m)" != aarch64 ]; then
+	python3 "$tools/drop_feature.py" "$T/python3.data" "$T/nobid.data" 2
+	restack_clean stats "$T/nobid.data" >"$T/host.stats" 2>/dev/null
+	if grep -E '^  (ok|unverified) .*/usr/bin/python3.11 ' "$T/host.stats" \
+		>"$T/host.bad"; then
+		fail "this machine's python3.11 is not used for the arm64 one" \
+			"$(cat "$T/host.bad")"
+	else
+		ok "this machine's python3.11 is not used for the arm64 one"
+	fi
+else
+	skip "this machine's python3.11 is not used" "no x86 python3.11 here"
+fi
+
+# a capture of an architecture without tables: refused, not unwound
+python3 - "$T/prog.data" "$T/riscv.data" <<'PY'
+import sys
+d = open(sys.argv[1], 'rb').read()
+i = d.rfind(b'aarch64\0')
+open(sys.argv[2], 'wb').write(d[:i] + b'riscv64\0' + d[i + 8:])
+PY
+restack_clean convert "$T/riscv.data" -o "$T/riscv.folded" 2>"$T/riscv.err"
+is "$?" 2 "a riscv64 capture: exit 2"
+check "a riscv64 capture: the error names the architecture" \
+	grep -q "riscv.data: recorded on riscv64, whose registers restack cannot unwind" \
+	"$T/riscv.err"
 
 done_testing
