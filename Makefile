@@ -48,7 +48,7 @@ FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/profile_pprof.c formats/profile_chrome.c
 UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/symtree.c unwind/ksyms.c unwind/a2l.c unwind/a2l_index.c unwind/a2lstate.c \
 	unwind/symbolize.c unwind/aspace.c unwind/unwind.c unwind/resolve.c unwind/stitch.c \
-	unwind/jit.c unwind/symbundle.c unwind/x86insn.c unwind/a64insn.c unwind/ehhdr.c unwind/ehframe.c unwind/pool.c unwind/shards.c unwind/dwimage.c unwind/dwcache.c \
+	unwind/jit.c unwind/symbundle.c unwind/x86insn.c unwind/a64insn.c unwind/apk.c unwind/ehhdr.c unwind/ehframe.c unwind/pool.c unwind/shards.c unwind/dwimage.c unwind/dwcache.c \
 	unwind/locate.c unwind/dbgd.c unwind/perfarchive.c unwind/modinfo.c \
 	unwind/gopclntab.c unwind/warmup.c
 CMD_SRC = cmd/main.c cmd/info.c cmd/dump.c cmd/util.c cmd/run.c cmd/run_shard.c \

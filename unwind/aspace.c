@@ -230,6 +230,7 @@ static int aspace_mmap(struct aspace *as, const struct event *ev)
 				       mm->ino);
 		if (!add.mod)
 			return -1;
+		module_note_pgoff(add.mod, mm->pgoff);
 		as->stats.mmaps_exec++;
 	}
 	n = maps_replace(p->maps, mm->start, mm->start + mm->len,

@@ -53,7 +53,8 @@ static bool locate_bid_path(char *out, size_t size, const char *dir,
 	char hex[41];
 	int len;
 
-	module_build_id_hex(bid, MIN(n, 20), hex);
+	module_build_id_hex(bid, module_build_id_name_size(bid, MIN(n, 20)),
+			    hex);
 	len = snprintf(out, size, "%s/.build-id/%.2s/%s%s", dir, hex, hex + 2,
 		       suffix);
 	return len > 0 && (size_t)len < size;

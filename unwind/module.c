@@ -27,6 +27,7 @@
 #include "common/mem.h"
 #include "common/regfile.h"
 #include "unwind/a2l.h"
+#include "unwind/apk.h"
 #include "unwind/cfi.h"
 #include "unwind/dbgd.h"
 #include "unwind/locate.h"
@@ -392,6 +393,31 @@ enum mod_try {
  * Opens path as an ELF and checks its build-id against want (when
  * want_size > 0).  On success *fd and *elf are set.
  */
+bool module_build_id_match(const uint8_t *want, unsigned want_size,
+			   const uint8_t *have, unsigned have_size)
+{
+	unsigned i;
+
+	if (!have_size || have_size > want_size ||
+	    memcmp(want, have, have_size))
+		return false;
+	if (have_size == want_size)
+		return true;
+	if (want_size != 20)
+		return false;
+	for (i = have_size; i < want_size; i++)
+		if (want[i])
+			return false;
+	return true;
+}
+
+unsigned module_build_id_name_size(const uint8_t *id, unsigned size)
+{
+	if (size == 20 && !id[16] && !id[17] && !id[18] && !id[19])
+		return 16;
+	return size;
+}
+
 static enum mod_try mod_open_elf(const char *path, const uint8_t *want,
 				 unsigned want_size, uint16_t machine, int *fd,
 				 Elf **elf)
@@ -422,7 +448,7 @@ static enum mod_try mod_open_elf(const char *path, const uint8_t *want,
 	}
 	if (want_size) {
 		n = module_elf_build_id(*elf, bid, sizeof(bid));
-		if (n != want_size || memcmp(bid, want, n)) {
+		if (!module_build_id_match(want, want_size, bid, n)) {
 			elf_end(*elf);
 			*elf = NULL;
 			close(*fd);
@@ -528,7 +554,7 @@ static bool mod_try_live_vdso(struct module *m)
 		return false;
 	}
 	n = module_elf_build_id(elf, bid, sizeof(bid));
-	if (n != m->build_id_size || memcmp(bid, m->build_id, n)) {
+	if (!module_build_id_match(m->build_id, m->build_id_size, bid, n)) {
 		elf_end(elf);
 		free(img);
 		return false;
@@ -676,6 +702,124 @@ bool module_use_debug_file(struct module *m, const char *path)
 	return mod_try_debug(m, path, "--debug");
 }
 
+void module_note_pgoff(struct module *m, uint64_t pgoff)
+{
+	size_t len;
+	const char *entry;
+
+	if (!m->apk_pgoff_set && apk_split(m->path, &len, &entry)) {
+		m->apk_pgoff = pgoff;
+		m->apk_pgoff_set = true;
+	}
+}
+
+/*
+ * A library inside an APK, found extracted (--symfs, a build-id
+ * directory): where it starts in the APK, from the first executable
+ * mapping's offset and the library's executable segment, whose offset
+ * the mapping rounded down to a page (4 KiB: Linux/arm64's and
+ * Android's usual page size).
+ */
+static void mod_apk_embed(struct module *m)
+{
+	size_t nphdr, i, len;
+	const char *entry;
+	GElf_Phdr ph;
+
+	if (m->embed_off || !m->apk_pgoff_set ||
+	    !apk_split(m->path, &len, &entry) ||
+	    elf_getphdrnum(m->elf, &nphdr) < 0)
+		return;
+	for (i = 0; i < nphdr; i++) {
+		uint64_t seg;
+
+		if (!gelf_getphdr(m->elf, (int)i, &ph) ||
+		    ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		seg = ph.p_offset & ~(uint64_t)4095;
+		if (m->apk_pgoff >= seg)
+			m->embed_off = m->apk_pgoff - seg;
+		return;
+	}
+}
+
+/*
+ * A library inside an APK read from the APK itself (under --symfs, else
+ * at its recorded path): the stored entry named after "!/", or the one
+ * holding the first executable mapping's offset, copied into memory.
+ */
+static bool mod_try_apk(struct modcache *mc, const struct locate_opts *loc,
+			struct module *m, bool *mismatch)
+{
+	GElf_Ehdr eh;
+	char path[PATH_MAX];
+	const char *entry;
+	uint64_t off, size;
+	size_t len;
+	struct stat st;
+	unsigned pass;
+	uint8_t bid[20];
+	unsigned n;
+	Elf *elf;
+	void *img;
+	int fd;
+
+	if (!apk_split(m->path, &len, &entry) || (!entry && !m->apk_pgoff_set))
+		return false;
+	for (pass = 0; pass < 2; pass++) {
+		const char *root = pass == 0 ? loc->symfs : "";
+
+		if (!root || (pass == 0 && !*root))
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s%.*s", root,
+				     (int)len, m->path) >= sizeof(path))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+		    apk_find(fd, (uint64_t)st.st_size, entry, m->apk_pgoff,
+			     &off, &size) < 0 ||
+		    size > ((uint64_t)1 << 31) || !(img = malloc(size ? size : 1))) {
+			close(fd);
+			continue;
+		}
+		if (pread(fd, img, size, (off_t)off) != (ssize_t)size) {
+			free(img);
+			close(fd);
+			continue;
+		}
+		close(fd);
+		elf = elf_memory(img, size);
+		if (!elf || elf_kind(elf) != ELF_K_ELF) {
+			if (elf)
+				elf_end(elf);
+			free(img);
+			continue;
+		}
+		n = module_elf_build_id(elf, bid, sizeof(bid));
+		if ((m->build_id_size &&
+		     !module_build_id_match(m->build_id, m->build_id_size, bid,
+					    n)) ||
+		    (mc->opts.e_machine && (!gelf_getehdr(elf, &eh) ||
+					    eh.e_machine != mc->opts.e_machine))) {
+			*mismatch = true;
+			elf_end(elf);
+			free(img);
+			continue;
+		}
+		m->image = img;
+		m->image_size = size;
+		m->embed_off = off;
+		if (mod_accept(m, path, -1, elf, pass == 0 ? "--symfs APK" :
+					       "APK at the recorded path",
+			       m->build_id_size > 0))
+			return true;
+		m->embed_off = 0;
+	}
+	return false;
+}
+
 bool module_load_slow(struct modcache *mc, struct module *m)
 {
 	const struct locate_opts *loc = mod_locate(mc);
@@ -708,6 +852,8 @@ bool module_load_slow(struct modcache *mc, struct module *m)
 	if (!strcmp(m->path, "[vdso]") && mc->opts.use_live_vdso &&
 	    mod_try_live_vdso(m))
 		goto found;
+	if (mod_try_apk(mc, loc, m, &mismatch))
+		goto found;
 	fetched = dbgd_result(loc->dbgd, m->build_id, m->build_id_size,
 			      DBGD_EXECUTABLE, &m->why_missing);
 	if (fetched && mod_try_file(mc, m, fetched, "debuginfod", &mismatch,
@@ -722,6 +868,7 @@ bool module_load_slow(struct modcache *mc, struct module *m)
 	return false;
 found:
 	m->why_missing = NULL;
+	mod_apk_embed(m);
 	mod_find_debug(mc, m);
 	if (mc->opts.loaded)
 		mc->opts.loaded(mc->opts.loaded_ctx, m);
@@ -829,6 +976,10 @@ bool module_offset_to_vaddr(const struct module *m, uint64_t off,
 			    uint64_t *vaddr)
 {
 	unsigned i;
+
+	if (off < m->embed_off)
+		return false;
+	off -= m->embed_off;
 
 	for (i = 0; i < m->nr_segs; i++) {
 		const struct module_seg *s = &m->segs[i];

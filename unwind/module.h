@@ -99,6 +99,12 @@ struct module {
 	uint64_t entry;           /* e_entry: where the process or the
 				   * dynamic linker starts, 0 if none */
 	bool is_jit;              /* CFI of JIT code, from a jitdump */
+	uint64_t embed_off;       /* where the ELF starts in the recorded
+				   * file: a library inside an APK (apk.h),
+				   * else 0; file offsets count from it */
+	uint64_t apk_pgoff;       /* the first executable mapping's file
+				   * offset, for a library inside an APK */
+	bool apk_pgoff_set;
 
 	struct module_seg *segs;
 	unsigned nr_segs;
@@ -259,6 +265,28 @@ const struct module_plt *module_plt_find(struct module *m, uint64_t rel);
 
 /* Reads the GNU build-id note of an ELF; returns its size or 0. */
 unsigned module_elf_build_id(Elf *elf, uint8_t *out, unsigned max);
+
+/*
+ * Notes the file offset an executable mapping of m starts at (the first
+ * one counts): where a library inside an APK starts in it is worked out
+ * from it when the library is found extracted, not in its APK.
+ */
+void module_note_pgoff(struct module *m, uint64_t pgoff);
+
+/*
+ * Whether a file's build-id (have, have_size bytes) is the one a capture
+ * names (want): the same bytes, or, as perf's build_id rules allow, a
+ * shorter id (a 16-byte md5 or uuid one) stored zero-padded to 20 bytes
+ * by a writer that gives no size (simpleperf, perf before 5.11).
+ */
+bool module_build_id_match(const uint8_t *want, unsigned want_size,
+			   const uint8_t *have, unsigned have_size);
+
+/*
+ * The size a capture's build-id is named by in .build-id directories: a
+ * 20-byte id whose last 4 bytes are zero is a padded 16-byte one.
+ */
+unsigned module_build_id_name_size(const uint8_t *id, unsigned size);
 
 /* Hex form of a build-id into out (at least 2*size+1 bytes). */
 void module_build_id_hex(const uint8_t *id, unsigned size, char *out);
