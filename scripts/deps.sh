@@ -15,13 +15,14 @@
 #                           # golang-go (go tool pprof checks pprof),
 #                           # default-jdk-headless (java.sh), rustc
 #                           # (tests/cli/rust.sh), parallel (the fleet
-#                           # recipe of tests/cli/merge.sh)
+#                           # recipe of tests/cli/merge.sh), xz-utils and
+#                           # zip (tests/cli/arm64.sh, apk.sh)
 #   scripts/deps.sh bench   # test + hotspot (its perfparser, a peer)
 set -u
 what=${1:-build}
 
 pkgs="gcc make pkg-config libdw-dev libelf-dev libzstd-dev zlib1g-dev libdebuginfod-dev libarchive-dev libtraceevent-dev libiberty-dev libdeflate-dev"
-test_pkgs="linux-perf clang python3 binutils time nodejs sqlite3 debuginfod util-linux iproute2 curl bzip2 chromium libsysprof-4-dev sysprof dbus man-db golang-go default-jdk-headless parallel"
+test_pkgs="linux-perf clang python3 binutils time nodejs sqlite3 debuginfod util-linux iproute2 curl bzip2 chromium libsysprof-4-dev sysprof dbus man-db golang-go default-jdk-headless parallel xz-utils zip"
 # a rustc on the PATH (rustup's) will do for tests/cli/rust.sh
 command -v rustc >/dev/null 2>&1 || test_pkgs="$test_pkgs rustc"
 # npm installs the output checkers (pprof-format, speedscope,
@@ -31,7 +32,7 @@ command -v npm >/dev/null 2>&1 || test_pkgs="$test_pkgs npm"
 case $what in
 build) ;;
 test) pkgs="$pkgs $test_pkgs" ;;
-bench) pkgs="$pkgs $test_pkgs xz-utils hotspot" ;;
+bench) pkgs="$pkgs $test_pkgs hotspot" ;;
 *) echo "deps.sh: unknown set '$what' (build, test or bench)" >&2; exit 64 ;;
 esac
 
