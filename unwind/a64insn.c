@@ -25,6 +25,11 @@ bool a64insn_is_call(uint32_t insn)
 	return (insn & 0xfffff800u) == 0xd73f0800u;     /* BLRAA/BLRAB */
 }
 
+bool a64insn_sets_fp(uint32_t insn)
+{
+	return (insn & 0xffc003ffu) == 0x910003fdu;
+}
+
 bool a64insn_is_svc(uint32_t insn)
 {
 	return insn == 0xd4000001u;

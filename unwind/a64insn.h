@@ -23,6 +23,10 @@ static inline uint32_t a64insn_word(const uint8_t *p)
  * the pointer-authenticated BLRAA, BLRAB, BLRAAZ, BLRABZ. */
 bool a64insn_is_call(uint32_t insn);
 
+/* True for ADD X29, SP, #imm (MOV X29, SP): a prologue's setting of the
+ * frame pointer to the frame record it stored. */
+bool a64insn_sets_fp(uint32_t insn);
+
 /* True for SVC #0, Linux's system call. */
 bool a64insn_is_svc(uint32_t insn);
 

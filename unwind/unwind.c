@@ -24,6 +24,7 @@
 #include "unwind/gopclntab.h"
 #include "unwind/locate.h"
 #include "unwind/module.h"
+#include "unwind/symtab.h"
 #include "unwind/x86insn.h"
 
 static void PRINTF_LIKE(2, 3) uw_trace_line(struct unwinder *u,
@@ -334,6 +335,97 @@ static bool uw_is_return_address(struct unwinder *u,
 }
 
 /*
+ * Whether return address ra (in map) lies in the function of frame f, by
+ * the module's symbols; true when either has none (nothing to tell).
+ */
+static bool uw_same_function(struct unwinder *u,
+			     const struct aspace_maps *maps,
+			     const struct unwind_frame *f, uint64_t ra)
+{
+	const struct aspace_map *map = aspace_maps_find(maps, ra - 1);
+	const struct symtab_sym *a, *b;
+	const struct symtab *t;
+	uint64_t rel;
+
+	if (!map || map->mod != f->mod)
+		return false;
+	if (!f->mod || !module_load(u->mc, f->mod) ||
+	    !module_offset_to_vaddr(f->mod, ra - 1 - map->start + map->pgoff,
+				    &rel) ||
+	    !(t = symtab_load(f->mod)))
+		return true;
+	a = symtab_lookup(t, f->rel);
+	b = symtab_lookup(t, rel);
+	return !a || !b || a->start == b->start;
+}
+
+/*
+ * Whether the function of frame f set x29 to a frame record of its own
+ * before f's pc (a64insn_sets_fp() between the function's symbol and the
+ * pc); -1 when its symbol or code is unknown.
+ */
+static int uw_a64_set_fp(struct unwinder *u, const struct unwind_frame *f)
+{
+	const struct symtab_sym *sym;
+	const struct symtab *t;
+	uint8_t code[4 * 256];
+	uint64_t at, len;
+
+	if (!f->mod || f->mod->is_jit || !module_load(u->mc, f->mod) ||
+	    !(t = symtab_load(f->mod)) || !(sym = symtab_lookup(t, f->rel)) ||
+	    f->rel < sym->start || f->rel - sym->start > sizeof(code))
+		return -1;
+	len = (f->rel - sym->start) & ~3ull;
+	if (len && !module_read(f->mod, sym->start, code, len))
+		return -1;
+	for (at = 0; at < len; at += 4)
+		if (a64insn_sets_fp(a64insn_word(code + at)))
+			return 1;
+	return 0;
+}
+
+/*
+ * aarch64's sampled frame without CFI: a leaf (GCC omits leaves' frame
+ * records) or a function before its prologue has its caller in x30, and
+ * x29 still points at its caller's record, whose return address is one
+ * frame further.  x30 is taken when it is a return address (after a BL
+ * or BLR) outside the function (one that made a call has x30 pointing
+ * into itself), and the function has not set x29 to a record of its own
+ * (its code up to the pc; where that is unknown, when x29's record holds
+ * another return address).
+ */
+static bool uw_a64_lr_step(struct unwinder *u, const struct aspace_maps *maps,
+			   const struct uw_mem *mem,
+			   const struct unwind_frame *f, const struct regs *in,
+			   struct regs *out)
+{
+	const struct regs_arch *a = u->arch;
+	uint64_t lr, fp, rec;
+	int own;
+
+	if (a->arch != EVENT_ARCH_AARCH64 || !regs_has(in, a->ra))
+		return false;
+	lr = regs_strip_ra(a, in->r[a->ra]);
+	if (!uw_is_return_address(u, maps, lr) ||
+	    uw_same_function(u, maps, f, lr))
+		return false;
+	own = uw_a64_set_fp(u, f);
+	if (own > 0)
+		return false;
+	if (own < 0 && regs_has(in, a->fp)) {
+		fp = in->r[a->fp];
+		if (!(fp & 7) && fp >= mem->lo && fp + 16 <= mem->hi) {
+			memcpy(&rec, mem->stack + (fp + 8 - mem->lo), 8);
+			if (regs_strip_ra(a, rec) == lr)
+				return false;
+		}
+	}
+	*out = *in;
+	regs_set(out, a->pc, lr);
+	return true;
+}
+
+/*
  * V8's unwinding info (jitdump, --perf-prof) claims rbp saved at CFA - 16
  * from a function's first instruction on, before the push.  A save slot
  * below the frame's stack pointer cannot hold a saved value yet, so the
@@ -555,6 +647,10 @@ static int uw_recover(struct unwinder *u, const struct aspace_maps *maps,
 	if (*why == END_WINDOW)
 		return -1;
 	if (!u->opts.no_fp) {
+		if (leaf && uw_a64_lr_step(u, maps, mem, f, cur, next)) {
+			u->fp_steps++;
+			return FRAME_FP;
+		}
 		if (uw_fp_step(u, mem, cur, next, why)) {
 			u->fp_steps++;
 			return FRAME_FP;
@@ -608,6 +704,7 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 	struct uw_mem mem;
 	struct cfi_mem cmem;
 	bool activation = true;
+	bool sp_guessed = false;
 	unsigned nr = 0, scans = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -643,6 +740,17 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 			row = cfi_find(f->mod, a, f->rel);
 		if (!row && f->mod && nr == 1)
 			row = uw_after_syscall_row(u, f->mod, f->rel);
+		/*
+		 * After a frame-pointer or scan step on aarch64 the caller's
+		 * sp is only known to lie above the frame record (compilers
+		 * put it at the bottom of the frame): a CFA computed from sp
+		 * would be wrong, so the walk goes on by the x29 chain.
+		 */
+		if (row && sp_guessed &&
+		    (row->cfa_expr || row->cfa_reg == a->sp)) {
+			uw_trace(u, "  sp unknown after a frame-pointer step");
+			row = NULL;
+		}
 		uw_trace(u, "frame %u pc=%#llx sp=%#llx %s rel=%#llx row=%s",
 			 nr - 1, (unsigned long long)pc,
 			 (unsigned long long)sp,
@@ -697,6 +805,7 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 						       FRAME_CFI_DEBUG;
 			/* A signal frame's caller pc is exact. */
 			activation = row->signal;
+			sp_guessed = false;
 		} else if (uw_entry_code(u, f->mod, f->rel)) {
 			res->end = END_ROOT;
 			break;
@@ -722,6 +831,8 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 			}
 			u->frames[nr].origin = (uint8_t)origin;
 			activation = false;
+			sp_guessed = a->arch == EVENT_ARCH_AARCH64 &&
+				     (origin == FRAME_FP || origin == FRAME_SCAN);
 		}
 		/*
 		 * aarch64's x30 in a caller is the return address into it

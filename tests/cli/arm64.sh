@@ -65,6 +65,37 @@ done <<<"$fixtures"
 check "99% of the samples reach the root ($rooted of $total)" \
 	test $((rooted * 100)) -ge $((total * 99))
 
+# prog without CFI (the PT_GNU_EH_FRAME header and the .eh_frame names
+# gone, in a build-id directory searched before the archive): the x29
+# chain, with x30 for the sampled leaf, gives the CFI's stacks
+mkdir -p "$T/x" "$T/nocfi"
+tar xJf "$A/cache.tar.xz" -C "$T/x" tmp/restack-arm64/prog
+python3 - "$T"/x/tmp/restack-arm64/prog/*/elf "$T/nocfi" <<'PY'
+import os, struct, sys
+src, out = sys.argv[1:]
+bid = os.path.basename(os.path.dirname(src))
+d = bytearray(open(src, 'rb').read())
+phoff, = struct.unpack_from('<Q', d, 0x20)
+phentsize, phnum = struct.unpack_from('<HH', d, 0x36)
+for i in range(phnum):
+    if struct.unpack_from('<I', d, phoff + i * phentsize)[0] == 0x6474e550:
+        struct.pack_into('<I', d, phoff + i * phentsize, 0)   # PT_NULL
+for name in (b'.eh_frame_hdr\0', b'.eh_frame\0', b'.debug_frame\0'):
+    i = d.find(name)
+    if i >= 0:
+        d[i + 1] = ord('X')
+os.makedirs('%s/.build-id/%s' % (out, bid[:2]))
+open('%s/.build-id/%s/%s' % (out, bid[:2], bid[2:]), 'wb').write(d)
+PY
+# shellcheck disable=SC2086
+restack_clean convert "$T/prog.data" --buildid-dir "$T/nocfi" $arch \
+	--to script -o "$T/nocfi.script" 2>/dev/null
+check "prog without CFI: frame-pointer steps" \
+	grep -q ' main (/tmp/restack-arm64/prog) fp$' "$T/nocfi.script"
+check "prog without CFI: the x29 chain gives the CFI's stacks" \
+	python3 "$tools/compare_stacks.py" --root main "$T/prog.script" \
+	"$T/nocfi.script" 100
+
 # frames are named as the guest's perf names them, kernel ones included
 check "kernel frames named from the archive's kallsyms" \
 	grep -q ' el0t_64_sync (\[kernel.kallsyms\]) kernel$' "$T/threads.script"

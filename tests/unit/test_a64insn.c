@@ -36,6 +36,10 @@ static void test_calls(void)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		CHECK(a64insn_is_call(cases[i].insn) == cases[i].call, "%s",
 		      cases[i].what);
+	CHECK(a64insn_sets_fp(0x910003fd), "mov x29, sp");
+	CHECK(a64insn_sets_fp(0x910043fd), "add x29, sp, #16");
+	CHECK(!a64insn_sets_fp(0x910003fe), "mov x30, sp");
+	CHECK(!a64insn_sets_fp(0xaa0103fd), "mov x29, x1");
 	CHECK(a64insn_is_svc(0xd4000001), "svc #0");
 	CHECK(!a64insn_is_svc(0xd4000021), "svc #1 is not Linux's");
 	CHECK(!a64insn_is_svc(0xd65f03c0), "ret is no svc");
