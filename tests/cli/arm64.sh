@@ -29,6 +29,7 @@ threads - --pac
 threads-nopac --root=worker --root=worker
 deep - --pac
 plt - --pac
+clock - --pac
 xz --root=__libc_start_main --root=__libc_start_main
 python3 . ."
 

@@ -17,9 +17,10 @@
 #      is already there);
 #   2. compile testdata/src's programs in it (through qemu-user): prog.c
 #      with frame pointers, threads.c + libwork.c and deep.c without,
-#      plt.c; with -mbranch-protection=standard, so that their return
-#      addresses are signed with pointer authentication (PAC), and prog
-#      and threads also without (-nopac), which perf 6.1 unwinds fully;
+#      plt.c, clock.c (samples in the vdso); with
+#      -mbranch-protection=standard, so that their return addresses are
+#      signed with pointer authentication (PAC), and prog and threads
+#      also without (-nopac), which perf 6.1 unwinds fully;
 #   3. boot it with qemu-system-aarch64 -M virt -cpu max,sve=off (PAC on;
 #      SVE off: perf 6.1's --call-graph dwarf fails with EOPNOTSUPP with
 #      it) and an init script that records each workload with
@@ -35,7 +36,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 W=${1:-/tmp/restack-arm64}
 OUT=$TOP/testdata/arm64
 GUEST=/tmp/restack-arm64            # the guest's working directory
-NAMES="prog prog-nopac threads threads-nopac deep plt xz python3"
+NAMES="prog prog-nopac threads threads-nopac deep plt clock xz python3"
 start=$(date +%s)
 
 mkdir -p "$W"
@@ -50,7 +51,8 @@ R=$W/rootfs
 # 2. the programs, compiled in the rootfs
 rm -rf "${R:?}$GUEST"
 mkdir -p "$R$GUEST/src" "$R$GUEST/home"
-cp "$TOP"/testdata/src/{prog.c,threads.c,libwork.c,deep.c,plt.c} "$R$GUEST/src/"
+cp "$TOP"/testdata/src/{prog.c,threads.c,libwork.c,deep.c,plt.c,clock.c} \
+	"$R$GUEST/src/"
 cat >"$R$GUEST/build.sh" <<'EOF'
 set -e
 cd /tmp/restack-arm64
@@ -66,6 +68,7 @@ done
 gcc -O2 -g -mbranch-protection=standard -fomit-frame-pointer -o deep \
 	src/deep.c
 gcc -O1 -g -mbranch-protection=standard -fno-builtin -o plt src/plt.c
+gcc -O2 -g -mbranch-protection=standard -o clock src/clock.c
 head -c 400000 /usr/lib/aarch64-linux-gnu/libc.so.6 >xzin
 EOF
 chroot "$R" /bin/sh "$GUEST/build.sh"
@@ -97,6 +100,7 @@ rec threads -- ./threads 1500 8
 rec threads-nopac -- ./threads-nopac 1500 8
 rec deep -- ./deep 6000
 rec plt -- ./plt 2000000
+rec clock -- ./clock 3000000
 rec xz -- xz -6 -T1 -c xzin
 rec python3 -- python3 -c 'import json
 d = [{"k": i, "v": str(i) * 3} for i in range(10000)]

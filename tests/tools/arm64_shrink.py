@@ -15,10 +15,11 @@ TESTDATA_ARM64_DIR/cache.tar.xz with the same names, smaller:
 - ELF files over 512 KiB that are not ours (Debian's libc, libm,
   python3) have the bytes of their code and data sections (.text,
   .rodata, .data...) zeroed in place (same layout, same build-id: the
-  tarball compresses them away).  Their .eh_frame, .eh_frame_hdr, .plt,
-  symbol tables, notes and headers stay, so CFI unwinding and names are
-  unchanged; only a stack scan's check of the instruction before a
-  return address cannot pass there.
+  tarball compresses them away), but for the 4 KiB pages of .text the
+  oracles' frames are in (where the unwinder checks the instruction
+  before a return address: BL, BLR).  Their .eh_frame, .eh_frame_hdr,
+  .plt, symbol tables, notes and headers stay, so CFI unwinding and
+  names are unchanged.
 """
 import io
 import os
@@ -65,7 +66,23 @@ def shrink_kallsyms(data, names):
     return ''.join(lines[i] for i in sorted(keep)).encode()
 
 
-def zero_text(data):
+def code_pages(out):
+    """The 4 KiB pages of each object's code the oracles' frames are in
+    (by the object's addresses perf script prints)."""
+    pages = {}
+    for f in os.listdir(out):
+        if not f.endswith('.perf'):
+            continue
+        with open(os.path.join(out, f), errors='replace') as fh:
+            for line in fh:
+                m = re.match(r'\s+([0-9a-f]+) .* \((/[^)]*)\)$', line)
+                if m:
+                    pages.setdefault(m.group(2), set()).add(
+                        int(m.group(1), 16) >> 12)
+    return pages
+
+
+def zero_text(data, keep=frozenset()):
     if data[:4] != b'\x7fELF' or data[4] != 2 or data[5] != 1:
         return data
     shoff, = struct.unpack_from('<Q', data, 0x28)
@@ -79,6 +96,14 @@ def zero_text(data):
         name = data[strtab[4] + s[0]:end].decode()
         if s[1] == 1 and name not in KEEP and not name.startswith('.note'):
             out[s[4]:s[4] + s[5]] = bytes(s[5])
+            if name != '.text':
+                continue
+            for page in keep:     # code around the oracles' frames
+                lo = max(page << 12, s[3])
+                hi = min((page + 1) << 12, s[3] + s[5])
+                if lo < hi:
+                    o = s[4] + lo - s[3]
+                    out[o:o + hi - lo] = data[o:o + hi - lo]
     return bytes(out)
 
 
@@ -86,6 +111,7 @@ def main():
     out, dest = sys.argv[1], sys.argv[2]
     cache = os.path.join(out, 'cache')
     names = kernel_names(out)
+    pages = code_pages(out)
     tar = tarfile.open(os.path.join(dest, 'cache.tar.xz'), 'w:xz',
                        preset=9)
     for root, dirs, files in os.walk(cache):
@@ -110,7 +136,8 @@ def main():
             if f == 'kallsyms':
                 data = shrink_kallsyms(data, names)
             elif len(data) > BIG and 'restack-arm64' not in rel:
-                data = zero_text(data)
+                dso = '/' + rel.rsplit('/', 2)[0]
+                data = zero_text(data, pages.get(dso, set()))
             info.size = len(data)
             info.mode = 0o644
             tar.addfile(info, io.BytesIO(data))
