@@ -744,9 +744,10 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 		 * After a frame-pointer or scan step on aarch64 the caller's
 		 * sp is only known to lie above the frame record (compilers
 		 * put it at the bottom of the frame): a CFA computed from sp
-		 * would be wrong, so the walk goes on by the x29 chain.
+		 * would be wrong, so the walk goes on by the x29 chain.  A
+		 * row that ends the walk (RA undefined: _start) still does.
 		 */
-		if (row && sp_guessed &&
+		if (row && sp_guessed && !row->ra_undef &&
 		    (row->cfa_expr || row->cfa_reg == a->sp)) {
 			uw_trace(u, "  sp unknown after a frame-pointer step");
 			row = NULL;

@@ -97,6 +97,16 @@ check "prog without CFI: the x29 chain gives the CFI's stacks" \
 	python3 "$tools/compare_stacks.py" --root main "$T/prog.script" \
 	"$T/nocfi.script" 100
 
+# the vdso (no CFI in arm64's) from the capture's build-id cache: its
+# caller in x30, glibc's clock_gettime, then the x29 chain
+# shellcheck disable=SC2086
+restack_clean convert "$T/clock.data" $arch -o "$T/clock.folded" 2>/dev/null
+set -- $(awk '/;__kernel_clock_gettime [0-9]+$/ { n += $NF
+	if ($0 ~ /^clock;_start;__libc_start_main;[^;]*;main;tick;clock_gettime;__kernel_clock_gettime [0-9]+$/) g += $NF }
+	END { print g + 0, n + 0 }' "$T/clock.folded")
+check "[vdso] samples ($1 of $2) reach _start through clock_gettime" \
+	test "$2" -ge 50 -a "$1" -eq "$2"
+
 # frames are named as the guest's perf names them, kernel ones included
 check "kernel frames named from the archive's kallsyms" \
 	grep -q ' el0t_64_sync (\[kernel.kallsyms\]) kernel$' "$T/threads.script"
