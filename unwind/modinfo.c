@@ -42,7 +42,9 @@ void modinfo_describe(const struct module *m, struct modinfo *out)
 		out->file = m->file;
 		out->found_in = m->found_in;
 	} else if (m->status == MODULE_MISMATCH) {
-		out->why_missing = "only files with another build-id";
+		out->why_missing = m->other_arch ?
+			"only files with another build-id or architecture" :
+			"only files with another build-id";
 	} else if (m->status == MODULE_NOT_FOUND) {
 		out->why_missing = m->why_missing ? m->why_missing :
 				   m->build_id_size ?

@@ -385,6 +385,7 @@ enum mod_try {
 	MOD_TRY_ABSENT,
 	MOD_TRY_NOT_REGULAR,    /* a FIFO, device, socket or directory */
 	MOD_TRY_MISMATCH,
+	MOD_TRY_OTHER_ARCH,     /* an ELF file of another machine */
 	MOD_TRY_BAD,
 	MOD_TRY_OK,
 };
@@ -444,7 +445,7 @@ static enum mod_try mod_open_elf(const char *path, const uint8_t *want,
 		*elf = NULL;
 		close(*fd);
 		*fd = -1;
-		return MOD_TRY_MISMATCH;
+		return MOD_TRY_OTHER_ARCH;
 	}
 	if (want_size) {
 		n = module_elf_build_id(*elf, bid, sizeof(bid));
@@ -579,8 +580,10 @@ static bool mod_try_file(struct modcache *mc, struct module *m,
 
 	t = mod_open_elf(path, m->build_id, m->build_id_size,
 			 mc->opts.e_machine, &fd, &elf);
-	if (t == MOD_TRY_MISMATCH)
+	if (t == MOD_TRY_MISMATCH || t == MOD_TRY_OTHER_ARCH)
 		*mismatch = true;
+	if (t == MOD_TRY_OTHER_ARCH)
+		m->other_arch = true;
 	if (t == MOD_TRY_NOT_REGULAR)
 		*not_regular = true;
 	if (t != MOD_TRY_OK)
@@ -755,6 +758,7 @@ static bool mod_try_apk(struct modcache *mc, const struct locate_opts *loc,
 	char path[PATH_MAX];
 	const char *entry;
 	uint64_t off, size;
+	bool other;
 	size_t len;
 	struct stat st;
 	unsigned pass;
@@ -798,12 +802,14 @@ static bool mod_try_apk(struct modcache *mc, const struct locate_opts *loc,
 			continue;
 		}
 		n = module_elf_build_id(elf, bid, sizeof(bid));
-		if ((m->build_id_size &&
-		     !module_build_id_match(m->build_id, m->build_id_size, bid,
-					    n)) ||
-		    (mc->opts.e_machine && (!gelf_getehdr(elf, &eh) ||
-					    eh.e_machine != mc->opts.e_machine))) {
+		other = mc->opts.e_machine &&
+			(!gelf_getehdr(elf, &eh) ||
+			 eh.e_machine != mc->opts.e_machine);
+		if (other || (m->build_id_size &&
+			      !module_build_id_match(m->build_id,
+						     m->build_id_size, bid, n))) {
 			*mismatch = true;
+			m->other_arch |= other;
 			elf_end(elf);
 			free(img);
 			continue;

@@ -65,6 +65,7 @@ struct module {
 	uint8_t build_id[20];
 	uint8_t build_id_size;    /* 0: neither the capture nor the file
 				   * gave one */
+	bool other_arch;          /* a candidate was of another machine */
 	bool build_id_learned;    /* read from the file found at the
 				   * recorded path, not given by the
 				   * capture (so not the module's key) */

@@ -128,6 +128,9 @@ if [ -e /usr/bin/python3.11 ] && [ "$(uname -m)" != aarch64 ]; then
 	else
 		ok "this machine's python3.11 is not used for the arm64 one"
 	fi
+	check "the module is reported as a mismatch of architecture" \
+		grep -qE '^  mismatch .* /usr/bin/python3.11 \(only files with another build-id or architecture\)' \
+		"$T/host.stats"
 else
 	skip "this machine's python3.11 is not used" "no x86 python3.11 here"
 fi
