@@ -784,7 +784,8 @@ static bool mod_try_apk(struct modcache *mc, const struct locate_opts *loc,
 		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 		    apk_find(fd, (uint64_t)st.st_size, entry, m->apk_pgoff,
 			     &off, &size) < 0 ||
-		    size > ((uint64_t)1 << 31) || !(img = malloc(size ? size : 1))) {
+		    size > ((uint64_t)1 << 31) ||
+		    !(img = malloc(size ? size : 1))) {
 			close(fd);
 			continue;
 		}
@@ -807,7 +808,8 @@ static bool mod_try_apk(struct modcache *mc, const struct locate_opts *loc,
 			 eh.e_machine != mc->opts.e_machine);
 		if (other || (m->build_id_size &&
 			      !module_build_id_match(m->build_id,
-						     m->build_id_size, bid, n))) {
+						     m->build_id_size, bid,
+						     n))) {
 			*mismatch = true;
 			m->other_arch |= other;
 			elf_end(elf);

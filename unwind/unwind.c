@@ -833,7 +833,8 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 			u->frames[nr].origin = (uint8_t)origin;
 			activation = false;
 			sp_guessed = a->arch == EVENT_ARCH_AARCH64 &&
-				     (origin == FRAME_FP || origin == FRAME_SCAN);
+				     (origin == FRAME_FP ||
+				      origin == FRAME_SCAN);
 		}
 		/*
 		 * aarch64's x30 in a caller is the return address into it
