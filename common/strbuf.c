@@ -65,6 +65,28 @@ void strbuf_addch(struct strbuf *sb, char c)
 	strbuf_add(sb, &c, 1);
 }
 
+void strbuf_addu(struct strbuf *sb, uint64_t v)
+{
+	char d[20];
+	size_t n = sizeof(d);
+
+	do {
+		d[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	strbuf_add(sb, d + n, sizeof(d) - n);
+}
+
+void strbuf_addi(struct strbuf *sb, int64_t v)
+{
+	if (v < 0) {
+		strbuf_addch(sb, '-');
+		strbuf_addu(sb, 0 - (uint64_t)v);
+		return;
+	}
+	strbuf_addu(sb, (uint64_t)v);
+}
+
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 {
 	va_list ap;

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/base.h"
 
@@ -30,6 +31,9 @@ void strbuf_add(struct strbuf *sb, const void *data, size_t len);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* v in decimal, as "%llu" and "%lld" give it (without printf's cost). */
+void strbuf_addu(struct strbuf *sb, uint64_t v);
+void strbuf_addi(struct strbuf *sb, int64_t v);
 /* Makes room for len more bytes; returns false when out of memory. */
 bool strbuf_grow(struct strbuf *sb, size_t len);
 /* The text so far ("" when empty). */

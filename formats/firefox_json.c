@@ -86,17 +86,19 @@ static int ff_out_maybe(struct ff_out *o)
 /* Appends ns nanoseconds as milliseconds, exactly, without trailing 0s. */
 static void ff_ms(struct strbuf *sb, uint64_t ns)
 {
+	uint32_t rest = (uint32_t)(ns % 1000000);
 	char frac[8];
 	int n;
 
-	strbuf_addf(sb, "%llu", (unsigned long long)(ns / 1000000));
-	if (!(ns % 1000000))
+	strbuf_addu(sb, ns / 1000000);
+	if (!rest)
 		return;
-	snprintf(frac, sizeof(frac), "%06llu",
-		 (unsigned long long)(ns % 1000000));
-	for (n = 6; frac[n - 1] == '0'; n--)
+	frac[0] = '.';
+	for (n = 6; n > 0; n--, rest /= 10)
+		frac[n] = (char)('0' + rest % 10);
+	for (n = 6; frac[n] == '0'; n--)
 		;
-	strbuf_addf(sb, ".%.*s", n, frac);
+	strbuf_add(sb, frac, (size_t)n + 1);
 }
 
 /* Appends ,"NAME":[...] of column col of t's rows; FF_NONE is none. */
@@ -114,7 +116,7 @@ static void ff_column(struct ff_out *o, const char *name,
 		if (v == FF_NONE)
 			strbuf_addstr(&o->out, none);
 		else
-			strbuf_addf(&o->out, "%llu", (unsigned long long)v);
+			strbuf_addu(&o->out, v);
 		ff_out_maybe(o);
 	}
 	strbuf_addch(&o->out, ']');
@@ -311,15 +313,15 @@ static void ff_shared(struct firefox *ff, struct ff_out *o)
 	for (i = 0; i < st->nr && o->rc == 0; i++) {
 		uint64_t p = ff_row(st, i)[FF_STACK_PREFIX];
 
-		strbuf_addf(b, i ? ",%llu" : "%llu",
-			    (unsigned long long)(p == FF_NONE ? 0 : i - p));
+		strbuf_addstr(b, i ? "," : "");
+		strbuf_addu(b, p == FF_NONE ? 0 : i - p);
 		ff_out_maybe(o);
 	}
 	strbuf_addf(b, "]},\"frameTable\":{\"length\":%zu", fr->nr);
 	strbuf_addstr(b, ",\"address\":[");
 	for (i = 0; i < fr->nr && o->rc == 0; i++) {
-		strbuf_addf(b, i ? ",%lld" : "%lld",
-			    (long long)(int64_t)ff_row(fr, i)[FF_FRAME_ADDR]);
+		strbuf_addstr(b, i ? "," : "");
+		strbuf_addi(b, (int64_t)ff_row(fr, i)[FF_FRAME_ADDR]);
 		ff_out_maybe(o);
 	}
 	strbuf_addch(b, ']');
@@ -336,7 +338,7 @@ static void ff_shared(struct firefox *ff, struct ff_out *o)
 
 		strbuf_addstr(b, i ? "," : "");
 		if (line)
-			strbuf_addf(b, "%llu", (unsigned long long)line);
+			strbuf_addu(b, line);
 		else
 			strbuf_addstr(b, "null");
 		ff_out_maybe(o);
@@ -356,7 +358,7 @@ static void ff_shared(struct firefox *ff, struct ff_out *o)
 		if (ff->func_src[i] == FF_NONE)
 			strbuf_addstr(b, "null");
 		else
-			strbuf_addf(b, "%u", ff->func_src[i]);
+			strbuf_addu(b, ff->func_src[i]);
 		ff_out_maybe(o);
 	}
 	strbuf_addch(b, ']');
@@ -598,8 +600,8 @@ static void ff_periods(struct ff_out *o, const struct ff_thread *t)
 	size_t i;
 
 	for (i = 0; i < t->nr && o->rc == 0; i++) {
-		strbuf_addf(&o->out, i ? ",%llu" : "%llu",
-			    (unsigned long long)t->v[i].period);
+		strbuf_addstr(&o->out, i ? "," : "");
+		strbuf_addu(&o->out, t->v[i].period);
 		ff_out_maybe(o);
 	}
 }
@@ -649,7 +651,7 @@ static void ff_thread_json(struct firefox *ff, struct ff_out *o,
 		if (t->v[i].stack == FF_NONE)
 			strbuf_addstr(b, "null");
 		else
-			strbuf_addf(b, "%u", t->v[i].stack);
+			strbuf_addu(b, t->v[i].stack);
 		ff_out_maybe(o);
 	}
 	strbuf_addstr(b, "],\"time\":[");
