@@ -188,44 +188,6 @@ static int convert_add(void *ctx, const struct rsample *s)
 	return 0;
 }
 
-/*
- * Folded stacks only sum samples: with several workers each folds its own
- * (run_sinks), and the tables are added up at the end.
- */
-static void *convert_folded_fork(void *ctx)
-{
-	struct convert_out *o = ctx;
-
-	return folded_new(o->fopts);
-}
-
-static int convert_folded_add(void *sink, const struct rsample *s)
-{
-	return folded_add(sink, s);
-}
-
-static int convert_folded_join(void *ctx, void *sink)
-{
-	struct convert_out *o = ctx;
-	int rc = folded_merge(o->fo, sink);
-
-	folded_free(sink);
-	return rc;
-}
-
-static void convert_folded_drop(void *sink)
-{
-	folded_free(sink);
-}
-
-static const struct run_sinks convert_folded_sinks = {
-	.fork = convert_folded_fork,
-	.add = convert_folded_add,
-	.join = convert_folded_join,
-	.drop = convert_folded_drop,
-	.names = true,
-};
-
 /* The kernel's _text address from a kallsyms file, or 0. */
 static uint64_t convert_kernel_text(const char *kallsyms)
 {
@@ -761,8 +723,6 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 	if (kind != PROFILE_NONE)
 		return convert_profile_input(cfg, in, out, fmt, kind);
 	ro.modcaches = cfg->modcaches;
-	if (fmt == FMT_FOLDED && !ro.profile)
-		ro.sinks = &convert_folded_sinks;
 	report_timing_start(&t);
 	strbuf_init(&co.sb);
 	co.profile = ro.profile == RUN_PROFILE_WALL ? "wall" :
@@ -772,6 +732,12 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 		report_add(&cfg->rep, in, out, status, NULL, NULL);
 		convert_writer_free(&co);
 		return status;
+	}
+	/* folded stacks only sum samples: with several workers each
+	 * folds its own (run_sinks), and the sums are added up at the end */
+	if (fmt == FMT_FOLDED && !ro.profile) {
+		ro.sinks = &run_folded_sinks;
+		ro.sinks_ctx = co.fo;
 	}
 	/* sysprof output from a stream grows as the stream is read */
 	co.in_place = fmt == FMT_SYSPROF && source_is_stream(in);

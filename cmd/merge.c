@@ -74,41 +74,6 @@ static int merge_add(void *ctx, const struct rsample *s)
 	return svg_add(m->svg, s);
 }
 
-/* Folded output: -j workers fold their own samples (run.h). */
-static void *merge_fork(void *ctx)
-{
-	struct merge *m = ctx;
-
-	return folded_new(folded_opts_of(m->fo));
-}
-
-static int merge_sink_add(void *sink, const struct rsample *s)
-{
-	return folded_add(sink, s);
-}
-
-static int merge_join(void *ctx, void *sink)
-{
-	struct merge *m = ctx;
-	int rc = folded_merge(m->fo, sink);
-
-	folded_free(sink);
-	return rc;
-}
-
-static void merge_drop(void *sink)
-{
-	folded_free(sink);
-}
-
-static const struct run_sinks merge_sinks = {
-	.fork = merge_fork,
-	.add = merge_sink_add,
-	.join = merge_join,
-	.drop = merge_drop,
-	.names = true,
-};
-
 /* pprof output: the first pprof input's sample type and unit. */
 static void merge_info(void *ctx, const struct profile_info *info)
 {
@@ -270,6 +235,7 @@ int cmd_merge(int argc, char **argv)
 		return EXIT_BAD;
 	}
 	pin.on_info = merge_info;
+	ro.sinks_ctx = m.fo;    /* -j workers fold their own samples */
 	rc = outfile_open(&of, out);
 	for (c = optind; rc == 0 && c < argc; c++) {
 		/* the last input's symbol locations are gone */
@@ -278,7 +244,7 @@ int cmd_merge(int argc, char **argv)
 		if (m.pp)
 			pprof_forget_locs(m.pp);
 		rc = profin_load(&pin, &ro, argv[c], merge_add, &m,
-				 m.fmt == MERGE_FOLDED ? &merge_sinks : NULL);
+				 m.fo ? &run_folded_sinks : NULL);
 	}
 	if (rc == 0 &&
 	    ((m.fo && folded_write(m.fo, of.fd, &err) < 0) ||

@@ -15,6 +15,7 @@
 #include "common/mem.h"
 #include "common/sigclean.h"
 #include "formats/fdout.h"
+#include "formats/folded.h"
 #include "unwind/cfi.h"
 #include "unwind/dwcache.h"
 #include "unwind/locate.h"
@@ -1470,3 +1471,34 @@ void run_print_stats(const struct run *run, FILE *f)
 			ds->failed);
 	}
 }
+
+static void *run_folded_fork(void *ctx)
+{
+	return folded_new(folded_opts_of(ctx));
+}
+
+static int run_folded_add(void *sink, const struct rsample *s)
+{
+	return folded_add(sink, s);
+}
+
+static int run_folded_join(void *ctx, void *sink)
+{
+	int rc = folded_merge(ctx, sink);
+
+	folded_free(sink);
+	return rc;
+}
+
+static void run_folded_drop(void *sink)
+{
+	folded_free(sink);
+}
+
+const struct run_sinks run_folded_sinks = {
+	.fork = run_folded_fork,
+	.add = run_folded_add,
+	.join = run_folded_join,
+	.drop = run_folded_drop,
+	.names = true,
+};

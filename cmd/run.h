@@ -47,7 +47,8 @@ typedef int (*run_record_fn)(void *ctx, const struct perfdata_info *in,
  * out of memory); add() takes a sample, on that worker's thread only;
  * join(ctx, sink) adds the sink's sums to ctx's and frees it, returning
  * 0, or -1 when out of memory (the sink is freed all the same); drop()
- * frees a sink of a run that failed.  ctx is run_capture()'s.  Sums of
+ * frees a sink of a run that failed.  ctx is run_opts.sinks_ctx, else
+ * run_capture()'s (run_folded_sinks: a struct folded).  Sums of
  * names are taken in input order all the same when inline chains are on:
  * their names depend on what was named before (unwind/a2lstate.h).
  */
@@ -58,6 +59,10 @@ struct run_sinks {
 	void (*drop)(void *sink);
 	bool names;     /* the sums hold frame names */
 };
+
+/* Sinks of folded stacks: ctx (run_opts.sinks_ctx) is the struct folded
+ * the workers' sums are added to. */
+extern const struct run_sinks run_folded_sinks;
 
 /*
  * Module caches kept from one run to the next (batch mode), so that the
@@ -115,6 +120,8 @@ struct run_opts {
 	struct run_modcaches *modcaches; /* batch mode: kept across runs;
 					  * NULL: each run its own caches */
 	const struct run_sinks *sinks;   /* see run_sinks; NULL: none */
+	void *sinks_ctx;                 /* the sinks' ctx; NULL:
+					  * run_capture()'s */
 	struct sfilter filter;           /* --pid=, --tid=, --comms, --time:
 					  * the samples kept (the others are
 					  * neither unwound nor written) */

@@ -46,6 +46,12 @@ void run_progress(struct run *run, const struct event *ev, bool done);
  */
 int run_capture_sharded(struct run *run, bool ordered);
 
+/* The ctx of run's sinks (run_sinks). */
+static inline void *run_sinks_ctx(const struct run *run)
+{
+	return run->opts->sinks_ctx ? run->opts->sinks_ctx : run->fn_ctx;
+}
+
 /* run_module_build_id() while the workers run. */
 unsigned run_shard_build_id(const struct run_shard *rs, const char *path,
 			    uint8_t bid[20]);

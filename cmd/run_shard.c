@@ -578,7 +578,7 @@ static int run_shard_finish(struct run_shard *rs, bool ok)
 
 		if (w->sink && !ok)
 			sinks->drop(w->sink);
-		else if (w->sink && sinks->join(run->fn_ctx, w->sink) < 0)
+		else if (w->sink && sinks->join(run_sinks_ctx(run), w->sink) < 0)
 			rc = -1;
 
 		run->worker_samples[i] = w->res->stats.samples;
@@ -656,7 +656,7 @@ int run_capture_sharded(struct run *run, bool ordered)
 			return -1;
 		}
 		if (rs.summing &&
-		    !(w->sink = run->opts->sinks->fork(run->fn_ctx))) {
+		    !(w->sink = run->opts->sinks->fork(run_sinks_ctx(run)))) {
 			cmd_error("%s: out of memory", run->path);
 			run_shard_finish(&rs, false);
 			return -1;
