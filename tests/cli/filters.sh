@@ -24,23 +24,11 @@
 . "$(dirname "$0")/lib.sh"
 
 need_perf
-build_threads
-cp "$T/threads" "$T/busy"
-record -e cpu-clock -F 2000 --call-graph dwarf,4096 -o "$T/mp.data" -- \
-	sh -c './threads 8000 & ./busy 6000 & wait' >/dev/null ||
-	skip_all "perf record failed"
+record_two_procs 2000 8000 6000
 D=$T/mp.data
 
 # the capture's samples: "tid time pid comm" (time as script prints it)
-"$RESTACK" dump "$D" | awk '
-	function f(k,  i) { for (i = 3; i <= NF; i++) if (index($i, k "=") == 1)
-		return substr($i, length(k) + 2); return "" }
-	$3 == "COMM" { c = f("comm"); gsub(/"/, "", c); name[f("tid")] = c }
-	$3 == "FORK" { t = f("tid"); p = f("ptid")
-		if (p in name) name[t] = name[p]; else delete name[t] }
-	$3 == "SAMPLE" { t = f("tid")
-		print t, substr($2, 1, length($2) - 3), f("pid"),
-		      (t in name) ? name[t] : ":" t }' >"$T/samples"
+sample_names "$D" >"$T/samples"
 nr=$(wc -l <"$T/samples")
 [ "$nr" -ge 200 ] || skip_all "only $nr samples recorded"
 pids=$(awk '$4 == "busy" || $4 == "threads" { print $3 }' "$T/samples" |

@@ -136,6 +136,33 @@ build_threads() {
 		-lpthread || skip_all "cannot build threads"
 }
 
+# record_two_procs FREQ MS1 MS2: threads.c (build_threads) and a copy of
+# it named busy, running at once for MS1 and MS2 ms, recorded at FREQ Hz
+# into $T/mp.data (two processes of three threads); skips the script
+# when perf cannot record.
+record_two_procs() {
+	build_threads
+	cp "$T/threads" "$T/busy"
+	record -e cpu-clock -F "$1" --call-graph dwarf,4096 \
+		-o "$T/mp.data" -- sh -c "./threads $2 & ./busy $3 & wait" \
+		>/dev/null || skip_all "perf record failed"
+}
+
+# sample_names CAPTURE: a line per sample, in `restack dump`'s order:
+# "tid time pid comm", time as perf script prints it, comm the thread's
+# at that sample from COMM and FORK records (":TID" when none named it).
+sample_names() {
+	"$RESTACK" dump "$1" | awk '
+	function f(k,  i) { for (i = 3; i <= NF; i++) if (index($i, k "=") == 1)
+		return substr($i, length(k) + 2); return "" }
+	$3 == "COMM" { c = f("comm"); gsub(/"/, "", c); name[f("tid")] = c }
+	$3 == "FORK" { t = f("tid"); p = f("ptid")
+		if (p in name) name[t] = name[p]; else delete name[t] }
+	$3 == "SAMPLE" { t = f("tid")
+		print t, substr($2, 1, length($2) - 3), f("pid"),
+		      (t in name) ? name[t] : ":" t }'
+}
+
 build_prog() {
 	local cc
 	cc=$(command -v cc || command -v gcc || command -v clang) ||

@@ -11,23 +11,13 @@
 . "$(dirname "$0")/lib.sh"
 
 need_perf
-build_threads
-cp "$T/threads" "$T/busy"
-record -e cpu-clock -F 1000 --call-graph dwarf,4096 -o "$T/mp.data" -- \
-	sh -c './threads 6000 & ./busy 4000 & wait' >/dev/null ||
-	skip_all "perf record failed"
+record_two_procs 1000 6000 4000
 D=$T/mp.data
 
 # "pid tid comm" per thread with samples, comm at its last sample
-"$RESTACK" dump "$D" | awk '
-	function f(k,  i) { for (i = 3; i <= NF; i++) if (index($i, k "=") == 1)
-		return substr($i, length(k) + 2); return "" }
-	$3 == "COMM" { c = f("comm"); gsub(/"/, "", c); name[f("tid")] = c }
-	$3 == "FORK" { t = f("tid"); p = f("ptid")
-		if (p in name) name[t] = name[p]; else delete name[t] }
-	$3 == "SAMPLE" { t = f("tid"); k = f("pid") " " t
+sample_names "$D" | awk '{ k = $3 " " $1
 		if (!(k in last)) order[++n] = k
-		last[k] = (t in name) ? name[t] : ":" t; lastp[f("pid")] = last[k] }
+		last[k] = $4 }
 	END { for (i = 1; i <= n; i++) print order[i], last[order[i]] }' \
 	>"$T/threads.txt"
 awk '{ print $3 "-" $1 "-" $2 }' "$T/threads.txt" | sort >"$T/want.thread"
