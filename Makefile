@@ -53,7 +53,7 @@ UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/s
 	unwind/gopclntab.c unwind/warmup.c
 CMD_SRC = cmd/main.c cmd/info.c cmd/dump.c cmd/util.c cmd/run.c cmd/run_shard.c \
 	cmd/lookup.c cmd/outfile.c \
-	cmd/convert.c cmd/profile.c cmd/stats.c cmd/symbolize.c cmd/report.c \
+	cmd/convert.c cmd/offcpu.c cmd/stats.c cmd/symbolize.c cmd/report.c \
 	cmd/profin.c cmd/merge.c cmd/diff.c
 
 LIB_SRC = $(COMMON_SRC) $(FORMATS_SRC) $(UNWIND_SRC)

@@ -11,7 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/outfile.h"
-#include "cmd/profile.h"
+#include "cmd/offcpu.h"
 #include "cmd/profin.h"
 #include "cmd/report.h"
 #include "cmd/run.h"
@@ -628,16 +628,16 @@ static void convert_profile_info(void *ctx, const struct profile_info *info)
  */
 static int convert_profile(struct run_opts *ro, struct run *run,
 			   struct convert_out *co, const char *in,
-			   struct profile **p)
+			   struct offcpu **p)
 {
-	*p = profile_new(ro, run, convert_add, co);
+	*p = offcpu_new(ro, run, convert_add, co);
 	if (!*p) {
 		cmd_error("out of memory");
 		return -1;
 	}
 	if (strcmp(in, "-"))
-		return profile_prepass(*p, in);
-	ro->on_record = profile_record;
+		return offcpu_prepass(*p, in);
+	ro->on_record = offcpu_record;
 	ro->record_ctx = *p;
 	return 0;
 }
@@ -714,7 +714,7 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 	enum report_status status = REPORT_FAILED;
 	struct run_opts ro = *cfg->ro;
 	struct report_timing t;
-	struct profile *prof = NULL;
+	struct offcpu *prof = NULL;
 	enum profile_kind kind = profin_kind(&cfg->pin, in);
 	struct run run;
 	bool cut;
@@ -759,10 +759,10 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 				 fmt == FMT_FIREFOX || prof ||
 				 fmt == FMT_PERF || fmt == FMT_SYSPROF ?
 				 RUN_ORDERED : 0,
-				 prof ? profile_sample : convert_add,
+				 prof ? offcpu_sample : convert_add,
 				 prof ? (void *)prof : &co);
 		if (rc == 0 && prof)
-			rc = profile_finish(prof);
+			rc = offcpu_finish(prof);
 		/* a sysprof stream cut short: what came before is a capture */
 		cut = rc < 0 && co.sw && co.in_place && run.rd &&
 		      source_err(run.rd)->code == ERR_TRUNCATED;
@@ -777,7 +777,7 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 		if (rc == 0 && cfg->stats && !ro.quiet)
 			run_print_stats(&run, stderr);
 		if (rc == 0 && cfg->stats && !ro.quiet && prof)
-			profile_print_stats(prof, stderr);
+			offcpu_print_stats(prof, stderr);
 		rc = convert_close(&co, rc == 0 || cut);
 		if (rc == 0 && !cut)
 			status = report_judge(&cfg->rep, &run);
@@ -792,7 +792,7 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 			  "below --min-coverage %.2f%%", in,
 			  report_coverage(&run), cfg->ro->min_coverage);
 	convert_writer_free(&co);
-	profile_free(prof);
+	offcpu_free(prof);
 	return status;
 }
 

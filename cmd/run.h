@@ -79,7 +79,7 @@ struct run_modcaches {
 
 void run_modcaches_release(struct run_modcaches *c);
 
-/* --profile: what samples weigh (cmd/profile.h) */
+/* --profile: what samples weigh (cmd/offcpu.h) */
 enum run_profile {
 	RUN_PROFILE_CPU,        /* the samples as recorded */
 	RUN_PROFILE_OFFCPU,     /* switch-outs, weighted by the time off CPU */

@@ -6,7 +6,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/outfile.h"
-#include "cmd/profile.h"
+#include "cmd/offcpu.h"
 #include "cmd/report.h"
 #include "cmd/run.h"
 
@@ -63,7 +63,7 @@ int cmd_stats(int argc, char **argv)
 {
 	struct option opts[64];
 	struct run_opts ro = RUN_OPTS_INIT;
-	struct profile *prof = NULL;
+	struct offcpu *prof = NULL;
 	struct run run;
 	struct report rep;
 	struct report_timing t;
@@ -103,18 +103,18 @@ int cmd_stats(int argc, char **argv)
 		return EXIT_USAGE;
 	if (ro.profile) {
 		/* the profile's per-thread table after the report */
-		prof = profile_new(&ro, &run, stats_count, NULL);
+		prof = offcpu_new(&ro, &run, stats_count, NULL);
 		if (!prof) {
 			cmd_error("out of memory");
 			return EXIT_BAD;
 		}
 		if (strcmp(argv[optind], "-")) {
-			if (profile_prepass(prof, argv[optind]) < 0) {
-				profile_free(prof);
+			if (offcpu_prepass(prof, argv[optind]) < 0) {
+				offcpu_free(prof);
 				return EXIT_BAD;
 			}
 		} else {
-			ro.on_record = profile_record;
+			ro.on_record = offcpu_record;
 			ro.record_ctx = prof;
 		}
 	} else {
@@ -123,10 +123,10 @@ int cmd_stats(int argc, char **argv)
 	report_init(&rep, ro.min_coverage, run_jobs(&ro));
 	report_timing_start(&t);
 	rc = run_capture(&run, &ro, argv[optind], prof ? RUN_ORDERED : 0,
-			 prof ? profile_sample : stats_count,
+			 prof ? offcpu_sample : stats_count,
 			 prof ? (void *)prof : NULL);
 	if (rc == 0 && prof)
-		rc = profile_finish(prof);
+		rc = offcpu_finish(prof);
 	status = REPORT_FAILED;
 	if (rc == 0) {
 		report_timing_end(&t);
@@ -134,7 +134,7 @@ int cmd_stats(int argc, char **argv)
 		if (!ro.stats_json || strcmp(ro.stats_json, "-")) {
 			run_print_stats(&run, stdout);
 			if (prof)
-				profile_print_stats(prof, stdout);
+				offcpu_print_stats(prof, stdout);
 		}
 	}
 	report_add(&rep, argv[optind], NULL, status, rc == 0 ? &run : NULL,
@@ -144,7 +144,7 @@ int cmd_stats(int argc, char **argv)
 	    status != REPORT_FAILED)
 		status = REPORT_FAILED;
 	report_release(&rep);
-	profile_free(prof);
+	offcpu_free(prof);
 	return status == REPORT_FAILED ? EXIT_BAD :
 	       status == REPORT_GATE ? EXIT_GATE : EXIT_OK;
 }

@@ -1,11 +1,11 @@
 /*
- * profile.c - off-CPU and wall-clock profiles (see profile.h).
+ * offcpu.c - off-CPU and wall-clock profiles (see offcpu.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/profile.h"
+#include "cmd/offcpu.h"
 #include "common/arena.h"
 #include "common/base.h"
 #include "common/hashmap.h"
@@ -19,7 +19,7 @@
 #define PROFILE_REC_SWITCH_CPU_WIDE 15u
 #define PROFILE_MISC_SWITCH_OUT 0x2000u
 
-struct profile_thread {
+struct offcpu_thread {
 	int32_t pid, tid;
 	const char *comm;            /* arena copy */
 	uint64_t first, last;        /* lifetime in the capture */
@@ -34,32 +34,32 @@ struct profile_thread {
 	size_t alloc;
 };
 
-/* An interval found by profile_prepass(), for its switch-out sample. */
-struct profile_interval {
+/* An interval found by offcpu_prepass(), for its switch-out sample. */
+struct offcpu_interval {
 	uint64_t start, end;
 	int32_t tid;
 	char state;
 	bool at_end;
 };
 
-struct profile {
+struct offcpu {
 	enum run_profile kind;
 	const struct run_opts *opts;
 	struct run *run;
 	const char *path;
 	struct source *src;          /* the reader whose records come */
-	bool prepass;                /* in profile_prepass(): intervals are
+	bool prepass;                /* in offcpu_prepass(): intervals are
 				      * noted, not handed out */
 	bool prepassed;              /* ... done: samples are looked up */
-	struct profile_interval *iv; /* sorted by start, tid */
+	struct offcpu_interval *iv; /* sorted by start, tid */
 	size_t nr_iv, alloc_iv;
 	run_sample_fn fn;
 	void *ctx;
 	struct arena arena;
-	struct hashmap threads;      /* tid -> struct profile_thread */
-	struct profile_thread **order; /* in order of first sight */
+	struct hashmap threads;      /* tid -> struct offcpu_thread */
+	struct offcpu_thread **order; /* in order of first sight */
 	size_t nr, alloc;
-	struct rsample last;         /* profile_sample()'s, for the record */
+	struct rsample last;         /* offcpu_sample()'s, for the record */
 	bool have_last;
 	struct tracepoint *tp;       /* the capture's, the reader's */
 	bool tp_failed;
@@ -75,10 +75,10 @@ struct profile {
 	size_t alloc_buf;
 };
 
-struct profile *profile_new(const struct run_opts *opts, struct run *run,
+struct offcpu *offcpu_new(const struct run_opts *opts, struct run *run,
 			    run_sample_fn fn, void *ctx)
 {
-	struct profile *p = calloc(1, sizeof(*p));
+	struct offcpu *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return NULL;
@@ -90,7 +90,7 @@ struct profile *profile_new(const struct run_opts *opts, struct run *run,
 	return p;
 }
 
-void profile_free(struct profile *p)
+void offcpu_free(struct offcpu *p)
 {
 	size_t i;
 
@@ -106,10 +106,10 @@ void profile_free(struct profile *p)
 	free(p);
 }
 
-static struct profile_thread *profile_thread(struct profile *p, int32_t pid,
+static struct offcpu_thread *offcpu_thread(struct offcpu *p, int32_t pid,
 					     int32_t tid, uint64_t time)
 {
-	struct profile_thread *t;
+	struct offcpu_thread *t;
 	void *v;
 
 	if (hashmap_get(&p->threads, (uint64_t)(uint32_t)tid, &v)) {
@@ -135,7 +135,7 @@ static struct profile_thread *profile_thread(struct profile *p, int32_t pid,
 }
 
 /* The state letter of sched_switch's prev_state, as the kernel prints it. */
-static char profile_state_letter(int64_t state)
+static char offcpu_state_letter(int64_t state)
 {
 	static const char letters[] = "SDTtXZPI";
 	unsigned i;
@@ -146,7 +146,7 @@ static char profile_state_letter(int64_t state)
 	return 'R';
 }
 
-static const char *profile_state_name(char c)
+static const char *offcpu_state_name(char c)
 {
 	switch (c) {
 	case 'R': return "R preempted";
@@ -163,7 +163,7 @@ static const char *profile_state_name(char c)
 }
 
 /* The pseudo-frame's location for state c, at_end: still off at the end. */
-static const struct sym_loc *profile_reason(struct profile *p, char c,
+static const struct sym_loc *offcpu_reason(struct offcpu *p, char c,
 					    bool at_end)
 {
 	const struct sym_loc **slot = &p->reasons[(unsigned char)c][at_end];
@@ -172,7 +172,7 @@ static const struct sym_loc *profile_reason(struct profile *p, char c,
 
 	if (*slot)
 		return *slot;
-	snprintf(name, sizeof(name), "[off-cpu: %s%s]", profile_state_name(c),
+	snprintf(name, sizeof(name), "[off-cpu: %s%s]", offcpu_state_name(c),
 		 at_end ? ", at capture end" : "");
 	l = arena_alloc(&p->arena, sizeof(*l) + sizeof(l->e[0]));
 	if (!l)
@@ -188,7 +188,7 @@ static const struct sym_loc *profile_reason(struct profile *p, char c,
 }
 
 /* Hands t's open interval out, ended at end. */
-static int profile_close(struct profile *p, struct profile_thread *t,
+static int offcpu_close(struct offcpu *p, struct offcpu_thread *t,
 			 uint64_t end, bool at_end)
 {
 	struct rsample out = t->rs;
@@ -198,7 +198,7 @@ static int profile_close(struct profile *p, struct profile_thread *t,
 		return 0;
 	t->open = false;
 	if (p->prepass) {
-		struct profile_interval *iv;
+		struct offcpu_interval *iv;
 
 		if (mem_grow(&p->iv, &p->alloc_iv, sizeof(*p->iv),
 			     p->nr_iv + 1) < 0)
@@ -216,7 +216,7 @@ static int profile_close(struct profile *p, struct profile_thread *t,
 	}
 	f[0].pc = 0;
 	f[0].origin = FRAME_KERNEL;
-	f[0].loc = profile_reason(p, t->state, at_end);
+	f[0].loc = offcpu_reason(p, t->state, at_end);
 	if (!f[0].loc)
 		return -1;
 	out.frames = f;
@@ -234,32 +234,32 @@ static int profile_close(struct profile *p, struct profile_thread *t,
 	return p->fn(p->ctx, &out);
 }
 
-static int profile_iv_cmp(const void *a, const void *b)
+static int offcpu_iv_cmp(const void *a, const void *b)
 {
-	const struct profile_interval *x = a, *y = b;
+	const struct offcpu_interval *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-static bool profile_is_switch_sample(const struct rsample *s)
+static bool offcpu_is_switch_sample(const struct rsample *s)
 {
 	return s->event && !strcmp(s->event, RUN_SCHED_SWITCH);
 }
 
-/* After profile_prepass(): sample s, weighted, to the writer. */
-static int profile_emit(struct profile *p, const struct rsample *s)
+/* After offcpu_prepass(): sample s, weighted, to the writer. */
+static int offcpu_emit(struct offcpu *p, const struct rsample *s)
 {
-	struct profile_interval key = { .start = s->time, .tid = s->tid };
-	const struct profile_interval *iv;
-	struct profile_thread *t;
+	struct offcpu_interval key = { .start = s->time, .tid = s->tid };
+	const struct offcpu_interval *iv;
+	struct offcpu_thread *t;
 	struct rsample out;
 	void *v;
 
-	if (!profile_is_switch_sample(s))
+	if (!offcpu_is_switch_sample(s))
 		return p->kind == RUN_PROFILE_WALL ? p->fn(p->ctx, s) : 0;
-	iv = bsearch(&key, p->iv, p->nr_iv, sizeof(*p->iv), profile_iv_cmp);
+	iv = bsearch(&key, p->iv, p->nr_iv, sizeof(*p->iv), offcpu_iv_cmp);
 	if (!iv)
 		return 0;   /* its fields were not readable */
 	if (mem_grow(&p->buf, &p->alloc_buf, sizeof(*p->buf),
@@ -267,7 +267,7 @@ static int profile_emit(struct profile *p, const struct rsample *s)
 		return -1;
 	p->buf[0].pc = 0;
 	p->buf[0].origin = FRAME_KERNEL;
-	p->buf[0].loc = profile_reason(p, iv->state, iv->at_end);
+	p->buf[0].loc = offcpu_reason(p, iv->state, iv->at_end);
 	if (!p->buf[0].loc)
 		return -1;
 	memcpy(p->buf + 1, s->frames, s->nr_frames * sizeof(*s->frames));
@@ -286,25 +286,25 @@ static int profile_emit(struct profile *p, const struct rsample *s)
 	return p->fn(p->ctx, &out);
 }
 
-int profile_sample(void *ctx, const struct rsample *s)
+int offcpu_sample(void *ctx, const struct rsample *s)
 {
-	struct profile *p = ctx;
+	struct offcpu *p = ctx;
 
 	if (p->prepassed)
-		return profile_emit(p, s);
+		return offcpu_emit(p, s);
 	p->last = *s;
 	p->have_last = true;
 	return 0;
 }
 
-static bool profile_is_switch(const struct event *ev)
+static bool offcpu_is_switch(const struct event *ev)
 {
 	return ev->attr && ev->attr->name &&
 	       !strcmp(ev->attr->name, RUN_SCHED_SWITCH);
 }
 
 /* sched_switch's prev_state and next_pid; false: not readable. */
-static bool profile_decode(struct profile *p, const struct event *ev,
+static bool offcpu_decode(struct offcpu *p, const struct event *ev,
 			   int64_t *state, int64_t *next)
 {
 	const struct event_sample *s = &ev->sample;
@@ -325,7 +325,7 @@ static bool profile_decode(struct profile *p, const struct event *ev,
 }
 
 /* Opens t's interval at switch-out sample rs (NULL: not resolved). */
-static int profile_open(struct profile_thread *t, const struct event *ev,
+static int offcpu_open(struct offcpu_thread *t, const struct event *ev,
 			const struct rsample *rs, char state)
 {
 	uint32_t n = rs ? rs->nr_frames : 0;
@@ -350,7 +350,7 @@ static int profile_open(struct profile_thread *t, const struct event *ev,
 	return 0;
 }
 
-static int profile_comm(struct profile *p, struct profile_thread *t,
+static int offcpu_comm(struct offcpu *p, struct offcpu_thread *t,
 			const char *comm)
 {
 	if (!comm || !strcmp(t->comm, comm))
@@ -359,7 +359,7 @@ static int profile_comm(struct profile *p, struct profile_thread *t,
 	return t->comm ? 0 : -1;
 }
 
-static bool profile_clock_event(const char *name)
+static bool offcpu_clock_event(const char *name)
 {
 	size_t n = name ? strcspn(name, ":") : 0;
 
@@ -367,11 +367,11 @@ static bool profile_clock_event(const char *name)
 	       (n == 10 && !strncmp(name, "task-clock", n));
 }
 
-int profile_record(void *ctx, const struct perfdata_info *in UNUSED,
+int offcpu_record(void *ctx, const struct perfdata_info *in UNUSED,
 		   const struct event *ev, const struct rsample *rs)
 {
-	struct profile *p = ctx;
-	struct profile_thread *t = NULL, *n;
+	struct offcpu *p = ctx;
+	struct offcpu_thread *t = NULL, *n;
 	uint64_t time = ev->time, end;
 	int64_t state = 0, next = 0;
 	bool sw;
@@ -390,21 +390,21 @@ int profile_record(void *ctx, const struct perfdata_info *in UNUSED,
 	switch (ev->type) {
 	case EVENT_FORK:
 		/* a new thread has its parent's name */
-		t = profile_thread(p, ev->pid, ev->tid, time);
+		t = offcpu_thread(p, ev->pid, ev->tid, time);
 		if (t && hashmap_get(&p->threads,
 				     (uint64_t)(uint32_t)ev->fork.ptid, &v))
-			t->comm = ((struct profile_thread *)v)->comm;
+			t->comm = ((struct offcpu_thread *)v)->comm;
 		return t ? 0 : -1;
 	case EVENT_COMM:
-		t = profile_thread(p, ev->pid, ev->tid, time);
-		return t && profile_comm(p, t, ev->comm.comm) == 0 ? 0 : -1;
+		t = offcpu_thread(p, ev->pid, ev->tid, time);
+		return t && offcpu_comm(p, t, ev->comm.comm) == 0 ? 0 : -1;
 	case EVENT_EXIT:
 		if (!hashmap_get(&p->threads, (uint64_t)(uint32_t)ev->tid, &v))
 			return 0;
 		t = v;
 		t->last = time;
 		t->exited = true;
-		return profile_close(p, t, time, false);
+		return offcpu_close(p, t, time, false);
 	case EVENT_OTHER:
 		if (ev->rec_type != PROFILE_REC_SWITCH &&
 		    ev->rec_type != PROFILE_REC_SWITCH_CPU_WIDE)
@@ -415,27 +415,27 @@ int profile_record(void *ctx, const struct perfdata_info *in UNUSED,
 			return 0;
 		t = v;
 		t->last = MAX(t->last, time);
-		return profile_close(p, t, time, false);
+		return offcpu_close(p, t, time, false);
 	case EVENT_SAMPLE:
 		break;
 	default:
 		return 0;
 	}
 	end = time;
-	t = profile_thread(p, ev->pid, ev->tid, time);
-	if (!t || profile_comm(p, t, rs ? rs->comm : NULL) < 0)
+	t = offcpu_thread(p, ev->pid, ev->tid, time);
+	if (!t || offcpu_comm(p, t, rs ? rs->comm : NULL) < 0)
 		return -1;
 	t->last = MAX(t->last, time);
 	/*
 	 * The thread runs: its interval is over.  A clock event's sample
 	 * comes a period of running after it was back (at the latest).
 	 */
-	sw = profile_is_switch(ev);
-	if (t->open && !sw && profile_clock_event(ev->attr ?
+	sw = offcpu_is_switch(ev);
+	if (t->open && !sw && offcpu_clock_event(ev->attr ?
 						  ev->attr->name : NULL) &&
 	    time - t->rs.time > ev->sample.period)
 		end = time - ev->sample.period;
-	if (profile_close(p, t, end, false) < 0)
+	if (offcpu_close(p, t, end, false) < 0)
 		return -1;
 	if (!sw) {
 		/* the on-CPU event: --event, else the first other one */
@@ -451,14 +451,14 @@ int profile_record(void *ctx, const struct perfdata_info *in UNUSED,
 		if (!p->on_event || strcmp(p->on_event, name))
 			return 0;
 		p->on_samples++;
-		if (profile_clock_event(name))
+		if (offcpu_clock_event(name))
 			t->on_ns += ev->sample.period;
 		if (p->kind != RUN_PROFILE_WALL || !rs)
 			return 0;
 		return p->fn(p->ctx, rs);
 	}
 	p->switches++;
-	if (!profile_decode(p, ev, &state, &next)) {
+	if (!offcpu_decode(p, ev, &state, &next)) {
 		p->undecoded++;
 		return 0;
 	}
@@ -466,13 +466,13 @@ int profile_record(void *ctx, const struct perfdata_info *in UNUSED,
 	    hashmap_get(&p->threads, (uint64_t)next, &v)) {
 		n = v;
 		n->last = MAX(n->last, time);
-		if (profile_close(p, n, time, false) < 0)
+		if (offcpu_close(p, n, time, false) < 0)
 			return -1;
 	}
-	return profile_open(t, ev, rs, profile_state_letter(state));
+	return offcpu_open(t, ev, rs, offcpu_state_letter(state));
 }
 
-static int profile_end(struct profile *p)
+static int offcpu_end(struct offcpu *p)
 {
 	const char *path = p->path;
 	size_t i;
@@ -493,7 +493,7 @@ static int profile_end(struct profile *p)
 		return -1;
 	}
 	if (p->kind == RUN_PROFILE_WALL && p->on_samples &&
-	    !profile_clock_event(p->on_event)) {
+	    !offcpu_clock_event(p->on_event)) {
 		cmd_error("%s: --profile wall weighs on-CPU samples by their "
 			  "period in nanoseconds, which '%s' does not count: "
 			  "record with -e cpu-clock", path, p->on_event);
@@ -519,9 +519,9 @@ static int profile_end(struct profile *p)
 			  "fields left out", path,
 			  (unsigned long long)p->undecoded, RUN_SCHED_SWITCH);
 	for (i = 0; i < p->nr; i++) {
-		struct profile_thread *t = p->order[i];
+		struct offcpu_thread *t = p->order[i];
 
-		if (t->open && profile_close(p, t, p->end, true) < 0) {
+		if (t->open && offcpu_close(p, t, p->end, true) < 0) {
 			cmd_error("%s: out of memory", path);
 			return -1;
 		}
@@ -531,7 +531,7 @@ static int profile_end(struct profile *p)
 	return 0;
 }
 
-int profile_prepass(struct profile *p, const char *path)
+int offcpu_prepass(struct offcpu *p, const char *path)
 {
 	struct event ev;
 	struct err err;
@@ -545,7 +545,7 @@ int profile_prepass(struct profile *p, const char *path)
 	}
 	p->prepass = true;
 	while ((rc = source_next(p->src, &ev)) > 0)
-		if (profile_record(p, source_info(p->src), &ev, NULL) < 0) {
+		if (offcpu_record(p, source_info(p->src), &ev, NULL) < 0) {
 			cmd_error("%s: out of memory", path);
 			rc = -2;
 			break;
@@ -553,27 +553,27 @@ int profile_prepass(struct profile *p, const char *path)
 	if (rc == -1)
 		cmd_report_err(path, source_err(p->src));
 	if (rc == 0)
-		rc = profile_end(p);
+		rc = offcpu_end(p);
 	p->prepass = false;
 	p->tp = NULL;     /* the reader's */
 	source_close(p->src);
 	p->src = NULL;
 	if (rc < 0)
 		return -1;
-	qsort(p->iv, p->nr_iv, sizeof(*p->iv), profile_iv_cmp);
+	qsort(p->iv, p->nr_iv, sizeof(*p->iv), offcpu_iv_cmp);
 	p->prepassed = true;
 	return 0;
 }
 
-int profile_finish(struct profile *p)
+int offcpu_finish(struct offcpu *p)
 {
 	if (p->prepassed)
 		return 0;
 	p->path = p->run->path;
-	return profile_end(p);
+	return offcpu_end(p);
 }
 
-void profile_print_stats(const struct profile *p, FILE *f)
+void offcpu_print_stats(const struct offcpu *p, FILE *f)
 {
 	size_t i;
 
@@ -583,7 +583,7 @@ void profile_print_stats(const struct profile *p, FILE *f)
 		"lifetime", "on-CPU", "off-CPU", "intervals", "no stack",
 		"at end");
 	for (i = 0; i < p->nr; i++) {
-		const struct profile_thread *t = p->order[i];
+		const struct offcpu_thread *t = p->order[i];
 
 		fprintf(f, "  %8d %-16s %10.3f %10.3f %10.3f %9llu %8llu "
 			"%6llu\n", t->tid, *t->comm ? t->comm : "?",
