@@ -35,7 +35,9 @@ struct pbuf_field {
 static inline struct pbufdec pbufdec_make(const void *base, const void *data,
 					  size_t len)
 {
-	struct pbufdec d = { data, (const uint8_t *)data + len, base };
+	/* (no arithmetic on a NULL data: an empty message may have none) */
+	struct pbufdec d = { data, len ? (const uint8_t *)data + len : data,
+			     base };
 
 	return d;
 }
