@@ -643,9 +643,8 @@ static unsigned run_workers(const struct run *run, bool sharded)
 	return run_jobs(o);
 }
 
-int run_init_resolver(struct run *run)
+int run_init_resolver(struct run *run, const struct perfdata_info *in)
 {
-	const struct perfdata_info *in = source_info(run->rd);
 	const struct run_opts *o = run->opts;
 	struct resolve_opts ro = { 0 };
 	unsigned jobs = run->jobs = run_workers(run, run->sharded);
@@ -914,7 +913,8 @@ static int run_pass(struct run *run, struct source *rd,
 				return -1;
 			continue;
 		}
-		if (!run->res_ready && run_init_resolver(run) < 0)
+		if (!run->res_ready &&
+		    run_init_resolver(run, source_info(rd)) < 0)
 			return -1;
 		/* with workers, this thread is the one to spare */
 		if (run->pool && !mapping_ahead && source_perfdata(rd)) {
@@ -1008,12 +1008,11 @@ static int run_extra_pass(struct run *run, enum resolve_pass pass,
 		cmd_report_err(run->path, &err);
 		return -1;
 	}
+	/* a resolver not yet set up is, at this pass's first sample, from
+	 * what this reader read before it (a pipe-mode file's metadata
+	 * comes as records), for run->first_pass */
 	run->first_pass = pass;
-	if (!run->res_ready && run_init_resolver(run) < 0) {
-		source_close(rd);
-		return -1;
-	}
-	rc = run_begin_pass(run, pass);
+	rc = run->res_ready ? run_begin_pass(run, pass) : 0;
 	if (rc == 0)
 		rc = run_pass(run, rd, fn, ctx);
 	source_close(rd);
@@ -1239,7 +1238,8 @@ int run_capture(struct run *run, const struct run_opts *opts,
 	run->passes++;
 	if (run_pass(run, run->rd, fn, ctx) < 0)
 		return -1;
-	if (!run->res_ready && run_init_resolver(run) < 0)
+	if (!run->res_ready &&
+	    run_init_resolver(run, source_info(run->rd)) < 0)
 		return -1;
 	run->retried = run->pool ? pool_nr_deferred(run->pool) :
 				   resolve_nr_deferred(&run->res);

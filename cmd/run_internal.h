@@ -9,10 +9,12 @@
 
 /*
  * Sets up run->res (worker 0's resolver) and what all workers share, once
- * the input's metadata is known; starts the pool unless run->sharded.
- * Returns 0, or -1 after printing the error.
+ * the input's metadata is known: in, that of the reader that has read the
+ * records so far (a pipe-mode capture's comes as it is read, a file's
+ * from its header); starts the pool unless run->sharded.  Returns 0, or
+ * -1 after printing the error.
  */
-int run_init_resolver(struct run *run);
+int run_init_resolver(struct run *run, const struct perfdata_info *in);
 
 /* Sets up the resolver of worker index (1..) like run->res. */
 int run_setup_resolver(void *ctx, unsigned index, struct resolve *r,

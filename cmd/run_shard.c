@@ -623,7 +623,7 @@ int run_capture_sharded(struct run *run, bool ordered)
 	int rc;
 
 	run->sharded = true;
-	if (run_init_resolver(run) < 0)
+	if (run_init_resolver(run, source_info(run->rd)) < 0)
 		return -1;
 	rs.nr = run->jobs;
 	rs.w = mem_zalloc(rs.nr, sizeof(*rs.w));

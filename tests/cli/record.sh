@@ -137,4 +137,25 @@ capture_pipe pipe-tp -e cpu-clock -e sched:sched_switch -F 2000 --call-graph dwa
 capture shell -e cpu-clock -F 2000 -g -- sh -c 'ls -R /usr/share/doc | wc -l'
 capture system-wide -a -e cpu-clock -F 1000 -g -- sleep 0.3
 
+# A pipe-mode capture kept in a file: its kernel is named from the
+# metadata its records bring (hostname, release), in the ordered outputs'
+# first pass too (it named none: every kernel frame [unknown]), as the
+# same bytes on standard input are.
+if capture_pipe pipe-kernel -e cpu-clock -F 4000 --call-graph dwarf -- \
+	dd if=/dev/zero of=/dev/null bs=4k count=100000; then
+	for fmt in script folded; do
+		"$RESTACK" convert -q --to $fmt "$T/pipe-kernel.data" \
+			-o "$T/pk-file.$fmt"
+		"$RESTACK" convert -q --to $fmt - -o "$T/pk-stdin.$fmt" \
+			<"$T/pipe-kernel.data"
+		same_file "$T/pk-stdin.$fmt" "$T/pk-file.$fmt" \
+			"pipe-kernel: --to $fmt of the file equals standard input's"
+	done
+	if grep -q 'kernel$' "$T/pk-file.script"; then
+		check "pipe-kernel: its kernel frames are named" \
+			bash -c '! grep -q "^.* \[unknown\] (\[kernel" "$1"' - \
+			"$T/pk-file.script"
+	fi
+fi
+
 done_testing
