@@ -342,8 +342,11 @@ static enum sample_verdict convert_no_samples(void *ctx,
  * cannot be read again, and then has none).  0, or -1 after printing the
  * error.
  */
-static int convert_firefox_events(struct convert_out *o, const char *in)
+static int convert_firefox_events(struct convert_out *o,
+				  const struct run *run, const char *in)
 {
+	/* --time's ranges apply to them (the threads are the samples') */
+	struct sfilter when = run->filter;
 	struct source *src;
 	struct stat st;
 	struct event ev;
@@ -352,6 +355,8 @@ static int convert_firefox_events(struct convert_out *o, const char *in)
 
 	if (!strcmp(in, "-") || stat(in, &st) < 0 || !S_ISREG(st.st_mode))
 		return 0;
+	when.nr_pids = when.nr_tids = when.nr_comms = 0;
+	when.split = false;
 	src = source_open(in, &err);
 	if (!src) {
 		cmd_report_err(in, &err);
@@ -363,7 +368,8 @@ static int convert_firefox_events(struct convert_out *o, const char *in)
 		enum firefox_event kind;
 		uint64_t count = 0;
 
-		if (ev.time == EVENT_NO_TIME)
+		if (ev.time == EVENT_NO_TIME ||
+		    !sfilter_keep(&when, NULL, ev.pid, ev.tid, ev.time))
 			continue;
 		if (ev.type == EVENT_FORK) {
 			kind = FIREFOX_THREAD_START;
@@ -773,7 +779,7 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 		if (rc == 0 && co.ff)
 			rc = convert_firefox_meta(&co, &run, in);
 		if (rc == 0 && co.ff)
-			rc = convert_firefox_events(&co, in);
+			rc = convert_firefox_events(&co, &run, in);
 		if (rc == 0 && cfg->stats && !ro.quiet)
 			run_print_stats(&run, stderr);
 		if (rc == 0 && cfg->stats && !ro.quiet && prof)

@@ -177,6 +177,23 @@ ns() { echo "$1" | awk '{ split($1, a, "."); printf "%d%09d\n", a[1], a[2] }'; }
 			for (i = 4; i <= NF; i++) if ($i ~ /^tid=/) id = substr($i, 5)
 			print id, substr($2, 1, length($2) - 3) } }' >"$T/k.time"
 case_ time "$T/k.time" --time "$t1,$t2"
+# Firefox output's thread starts and ends and its markers lie in the
+# range too (they came from the whole capture: a thread forked before it
+# started before it)
+"$RESTACK" convert -q --time "$t1,$t2" "$D" -o "$T/range.firefox.json"
+check "--time: Firefox output's threads and markers are in the range" \
+	python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+lo, hi = float(sys.argv[2]) * 1e3, float(sys.argv[3]) * 1e3
+t0 = p["meta"]["startTime"]
+bad = []
+for th in p["threads"]:
+    times = [th["registerTime"], th["unregisterTime"]]
+    m = th["markers"]
+    times += [t for t in m["startTime"] + m["endTime"] if t is not None]
+    bad += [t for t in times if not lo - 1e-6 <= t0 + t <= hi + 1e-6]
+sys.exit(1 if bad else 0)' "$T/range.firefox.json" "$t1" "$t2"
 
 # perf script --time's samples, for the same ranges
 perf_keys() {
