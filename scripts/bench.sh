@@ -279,8 +279,8 @@ done
 # every run, by every tool alike, and the disk is what gets measured).
 if [ "${BENCH_LARGE:-1}" != 0 ]; then
 	if [ ! -s "$work/large.data" ]; then
-		echo "bench: recording the large capture (about 35 s) ..." >&2
-		CALL_GRAPH=dwarf,2048 record large "$work/threads" 900000 ||
+		echo "bench: recording the large capture (about 60 s) ..." >&2
+		CALL_GRAPH=dwarf,2048 record large "$work/threads" 1500000 ||
 			exit 1
 	fi
 	row large 5
