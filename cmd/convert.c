@@ -1129,19 +1129,10 @@ int cmd_convert(int argc, char **argv)
 		case 'h':
 			convert_help(stdout);
 			return EXIT_OK;
-		case '?':
-		case ':':
-			return cmd_usage_error(convert_usage,
-				"convert: bad or incomplete option '%s'",
-				argv[optind - 1]);
 		default:
-			rc = run_parse_option(&ro, c, optarg);
-			if (rc < 0)
+			if (run_option_or_usage(&ro, c, optarg, "convert", convert_usage,
+						argv[optind - 1]))
 				return EXIT_USAGE;
-			if (rc == 0)
-				return cmd_usage_error(convert_usage,
-					"convert: unknown option '%s'",
-					argv[optind - 1]);
 			break;
 		}
 	}

@@ -529,23 +529,13 @@ int cmd_diff(int argc, char **argv)
 			printf("  -h, --help              "
 			       "show this help and exit\n");
 			return EXIT_OK;
-		case '?':
-		case ':':
-			return cmd_usage_error(diff_usage,
-				"diff: bad or incomplete option '%s'",
-				argv[optind - 1]);
 		default:
-			rc = run_parse_option(&ro, c, optarg);
-			if (rc < 0)
+			if (run_option_or_usage(&ro, c, optarg, "diff", diff_usage,
+						argv[optind - 1]))
 				return EXIT_USAGE;
-			if (rc == 0)
-				return cmd_usage_error(diff_usage,
-					"diff: unknown option '%s'",
-					argv[optind - 1]);
 			break;
 		}
 	}
-	rc = 0;   /* (run_parse_option()'s 1) */
 	if (ro.stats_json || ro.min_coverage >= 0)
 		return cmd_usage_error(diff_usage, "diff: --stats-json and "
 				       "--min-coverage are convert's and "

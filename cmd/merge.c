@@ -190,23 +190,13 @@ int cmd_merge(int argc, char **argv)
 			printf("  -h, --help              "
 			       "show this help and exit\n");
 			return EXIT_OK;
-		case '?':
-		case ':':
-			return cmd_usage_error(merge_usage,
-				"merge: bad or incomplete option '%s'",
-				argv[optind - 1]);
 		default:
-			rc = run_parse_option(&ro, c, optarg);
-			if (rc < 0)
+			if (run_option_or_usage(&ro, c, optarg, "merge", merge_usage,
+						argv[optind - 1]))
 				return EXIT_USAGE;
-			if (rc == 0)
-				return cmd_usage_error(merge_usage,
-					"merge: unknown option '%s'",
-					argv[optind - 1]);
 			break;
 		}
 	}
-	rc = 0;   /* (run_parse_option()'s 1) */
 	if (ro.stats_json || ro.min_coverage >= 0)
 		return cmd_usage_error(merge_usage, "merge: --stats-json and "
 				       "--min-coverage are convert's and "

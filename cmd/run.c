@@ -186,6 +186,24 @@ const char *const run_usage_lines[] = {
 	NULL,
 };
 
+int run_option_or_usage(struct run_opts *o, int c, const char *arg,
+			const char *cmd, const char *const *usage,
+			const char *given)
+{
+	int rc;
+
+	if (c == '?' || c == ':')
+		return cmd_usage_error(usage, "%s: bad or incomplete option '%s'",
+				       cmd, given);
+	rc = run_parse_option(o, c, arg);
+	if (rc < 0)
+		return EXIT_USAGE;
+	if (rc == 0)
+		return cmd_usage_error(usage, "%s: unknown option '%s'", cmd,
+				       given);
+	return 0;
+}
+
 int run_parse_option(struct run_opts *o, int c, const char *arg)
 {
 	char *end;

@@ -143,6 +143,17 @@ extern const char *const run_usage_lines[];
  */
 int run_parse_option(struct run_opts *o, int c, const char *arg);
 
+/*
+ * For a command's getopt loop, an option c the command did not take
+ * itself: a run option (run_parse_option()), else a usage error for cmd
+ * naming given (the option as written): "bad or incomplete" for getopt's
+ * '?' and ':', "unknown" otherwise.  Returns 0 when handled, EXIT_USAGE
+ * after printing the error.
+ */
+int run_option_or_usage(struct run_opts *o, int c, const char *arg,
+			const char *cmd, const char *const *usage,
+			const char *given);
+
 typedef int (*run_sample_fn)(void *ctx, const struct rsample *s);
 
 struct run {

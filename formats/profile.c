@@ -155,8 +155,7 @@ struct sym_loc *profile_named(struct profile *p, const char *name,
 	return n->loc;
 }
 
-/* The end reason whose marker is [s, s + len), or END_ROOT. */
-static enum end_reason profile_marker(const char *s, size_t len)
+enum end_reason profile_marker(const char *s, size_t len)
 {
 	struct rsample t = { .nr_frames = 1 };
 	unsigned r;

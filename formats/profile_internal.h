@@ -56,4 +56,8 @@ int profile_pprof_open(struct profile *p);
 int profile_pprof_next(struct profile *p);
 void profile_pprof_free(struct profile *p);
 
+/* The end reason whose marker ("[truncated: ...]") is [s, s + len), or
+ * END_ROOT. */
+enum end_reason profile_marker(const char *s, size_t len);
+
 #endif

@@ -364,20 +364,9 @@ static int ppin_location(struct profile *p, struct pbufdec *d)
 	pl->loc = l;
 	pl->kernel = m && m->kernel;
 	pl->end = END_ROOT;
-	if (!m && l->nr == 1 && l->e[0].name &&
-	    !strncmp(l->e[0].name, "[truncated: ", 12)) {
-		struct rsample t = { .nr_frames = 1 };
-		unsigned r;
-
-		for (r = 0; r < END_REASON__COUNT; r++) {
-			const char *mk;
-
-			t.end = (uint8_t)r;
-			mk = rsample_marker(&t);
-			if (mk && !strcmp(mk, l->e[0].name))
-				pl->end = (uint8_t)r;
-		}
-	}
+	if (!m && l->nr == 1 && l->e[0].name)
+		pl->end = (uint8_t)profile_marker(l->e[0].name,
+						  strlen(l->e[0].name));
 	return ppin_put(p, &p->pp->locs, id, pl, off);
 }
 
