@@ -143,9 +143,21 @@ int mem_map_grow(void *p, size_t *map_size, size_t need)
 	}
 	if (n == *map_size)
 		return 0;
+#ifdef __SANITIZE_THREAD__
+	/* ThreadSanitizer does not see mremap(): pages moved there keep the
+	 * shadow of what was mapped at their new address before (an exited
+	 * thread's stack: a false race); a fresh mapping resets it */
+	q = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (q == MAP_FAILED)
+		return -1;
+	memcpy(q, *pp, *map_size);
+	munmap(*pp, *map_size);
+#else
 	q = mremap(*pp, *map_size, n, MREMAP_MAYMOVE);
 	if (q == MAP_FAILED)
 		return -1;
+#endif
 	mem_huge(q, n);
 	*pp = q;
 	*map_size = n;
