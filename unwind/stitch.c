@@ -907,7 +907,7 @@ static const struct st_link *st_caller(const struct stitcher *st,
 				       enum st_answer *ans)
 {
 	const struct st_link *one = NULL;
-	bool varies, strict;
+	bool varies, strict, jit;
 	unsigned i;
 	int live;
 
@@ -924,6 +924,19 @@ static const struct st_link *st_caller(const struct stitcher *st,
 	*ans = ST_NO_CALLER;
 	if (!one)
 		return NULL;
+	jit = n->jit || (st_link_node(t, one) && st_link_node(t, one)->jit);
+	/*
+	 * JIT code inlines callers (one frame, one sp, a return address
+	 * per call site) and its frames are large, so the copies of the
+	 * deeper call paths never show their outer callers: that the frame
+	 * was not seen popped says little.  Its caller is taken only from
+	 * the sample that showed the link from the frame inside, in seq's
+	 * activation (at is not seq), never judged at seq itself.
+	 */
+	if (jit && at == seq) {
+		*ans = ST_AMBIGUOUS;
+		return NULL;
+	}
 	/*
 	 * Where frames of this return address have several callers, a
 	 * pop and a call from elsewhere may come between two samples: only
@@ -936,8 +949,7 @@ static const struct st_link *st_caller(const struct stitcher *st,
 		*ans = ST_LIVE;
 		return one;
 	}
-	if (live < 0 && !strict && !varies && !n->jit &&
-	    !(st_link_node(t, one) && st_link_node(t, one)->jit)) {
+	if (live < 0 && !strict && !varies && !jit) {
 		*ans = ST_RECURRING;
 		return one;
 	}

@@ -3,7 +3,7 @@
  * outer frames other samples saw, the two-frame match, a sample never
  * confirming itself, joining an activation seen at another call site,
  * stopping where samples showed several callers, strict mode's popped
- * frames (also after a second pass), and the memory bound.
+ * frames (also after a second pass), JIT frames, and the memory bound.
  */
 #include <string.h>
 
@@ -529,6 +529,87 @@ static void test_lazy(void)
 		stitcher_free(st[k]);
 }
 
+/* Marks frames from..to-1 of f as JIT code. */
+static void jit_frames(struct stitch_frame *f, unsigned from, unsigned to)
+{
+	for (; from < to; from++)
+		f[from].jit = true;
+}
+
+/* observe() with frames from..to-1 in JIT code. */
+static void observe_jit(struct stitcher *st, uint32_t seq,
+			const uint64_t *pcsp, unsigned nr, unsigned from,
+			unsigned to, enum end_reason end)
+{
+	struct stitch_frame f[16];
+
+	frames(f, pcsp, nr);
+	jit_frames(f, from, to);
+	CHECK(stitcher_observe(st, 1, seq, f, nr, end) == 0,
+	      "observe sample %u", seq);
+}
+
+/*
+ * JIT recursion (0x410 at sp 0x200, 0x300) under a top level (0x620 at
+ * 0x400) that inlines its callers: two complete samples before a cut one
+ * showed one call site, which a cut sample from another inlined caller
+ * would show as well.  A JIT frame is not judged in the sample's own
+ * activation; native frames are, and the sample that vouched for them
+ * vouches for the JIT frames further out.
+ */
+static void test_jit(void)
+{
+	static const uint64_t full[] = { 0x500, 0x100, 0x410, 0x200,
+					 0x410, 0x300, 0x620, 0x400,
+					 0x700, 0x500 };
+	static const uint64_t cut[] = { 0x505, 0x150, 0x410, 0x200,
+					0x410, 0x300 };
+	static const uint64_t gc[] = { 0x800, 0x60, 0x810, 0x90,
+				       0x820, 0xa0, 0x410, 0x200,
+				       0x410, 0x300, 0x620, 0x400,
+				       0x700, 0x500 };
+	static const uint64_t gc_cut[] = { 0x801, 0x40, 0x800, 0x60,
+					   0x810, 0x90 };
+	struct stitch_frame f[16], out[16];
+	struct stitch_walk w = { f, 0, 0 };
+	struct stitch_result res;
+	struct stitcher *st;
+	bool jit;
+
+	for (jit = false; ; jit = true) {
+		st = stitcher_new(NULL);
+		observe_jit(st, 10, full, 5, 1, jit ? 4 : 1, END_ROOT);
+		observe_jit(st, 11, full, 5, 1, jit ? 4 : 1, END_ROOT);
+		w.nr = frames(f, cut, 3);
+		jit_frames(f, 1, jit ? 3 : 1);
+		observe_jit(st, 12, cut, 3, 1, jit ? 3 : 1, END_WINDOW);
+		if (!jit) {
+			CHECK(stitcher_complete(st, 1, 12, &w, out, 16,
+						&res) == 2 && res.rooted,
+			      "native frames: two samples before vouch for "
+			      "the sample's activation");
+			stitcher_free(st);
+			continue;
+		}
+		CHECK(stitcher_complete(st, 1, 12, &w, out, 16, &res) == 0 &&
+			      res.ambiguous,
+		      "JIT frames: not judged in the sample's own activation");
+		stitcher_free(st);
+		break;
+	}
+
+	st = stitcher_new(NULL);
+	observe_jit(st, 20, gc, 7, 3, 6, END_ROOT);
+	observe_jit(st, 21, gc, 7, 3, 6, END_ROOT);
+	w.nr = frames(f, gc_cut, 3);
+	observe_jit(st, 22, gc_cut, 3, 0, 0, END_WINDOW);
+	CHECK(stitcher_complete(st, 1, 22, &w, out, 16, &res) == 5 &&
+		      res.rooted && out[1].pc == 0x410 && out[3].pc == 0x620,
+	      "JIT frames outside native frames judged in the sample's "
+	      "activation come from the sample that showed them");
+	stitcher_free(st);
+}
+
 int main(void)
 {
 	test_join();
@@ -541,5 +622,6 @@ int main(void)
 	test_activations();
 	test_bounds();
 	test_lazy();
+	test_jit();
 	return done_testing();
 }
