@@ -89,28 +89,57 @@ const struct regs_arch *regs_arch_get(enum event_arch arch)
 	}
 }
 
-int regs_from_perf(const struct regs_arch *a, uint64_t mask,
-		   const uint64_t *vals, unsigned nr, struct regs *out)
+/*
+ * What regs_from_perf() does with one (arch, mask): the ranks of the
+ * values it keeps and their DWARF registers, in rank order.  Samples of
+ * a capture share their mask: worked out once per thread, not per sample.
+ */
+struct regs_perf_plan {
+	const struct regs_arch *a;
+	uint64_t mask;
+	unsigned nr;            /* values the mask gives: popcount */
+	unsigned nr_kept;
+	uint64_t valid;
+	uint8_t rank[64], dw[64];
+};
+
+static void regs_plan(struct regs_perf_plan *p, const struct regs_arch *a,
+		      uint64_t mask)
 {
 	unsigned rank = 0;
 	uint64_t left;
-	int mapped = 0;
 
-	memset(out, 0, sizeof(*out));
-	if ((unsigned)__builtin_popcountll(mask) != nr)
-		return -1;
-	for (left = mask; left; left &= left - 1) {
-		unsigned bit = (unsigned)__builtin_ctzll(left);
-		int dw;
+	p->a = a;
+	p->mask = mask;
+	p->nr_kept = 0;
+	p->valid = 0;
+	for (left = mask; left; left &= left - 1, rank++) {
+		int dw = a->perf_to_dwarf[__builtin_ctzll(left)];
 
-		dw = a->perf_to_dwarf[bit];
-		if (dw >= 0) {
-			regs_set(out, (unsigned)dw, vals[rank]);
-			mapped++;
-		}
-		rank++;
+		if (dw < 0 || dw >= REGS_MAX)
+			continue;
+		p->rank[p->nr_kept] = (uint8_t)rank;
+		p->dw[p->nr_kept++] = (uint8_t)dw;
+		p->valid |= 1ull << dw;
 	}
-	return mapped;
+	p->nr = rank;
+}
+
+int regs_from_perf(const struct regs_arch *a, uint64_t mask,
+		   const uint64_t *vals, unsigned nr, struct regs *out)
+{
+	static _Thread_local struct regs_perf_plan plan;
+	unsigned i;
+
+	if (plan.a != a || plan.mask != mask)
+		regs_plan(&plan, a, mask);
+	memset(out, 0, sizeof(*out));
+	if (plan.nr != nr)
+		return -1;
+	for (i = 0; i < plan.nr_kept; i++)
+		out->r[plan.dw[i]] = vals[plan.rank[i]];
+	out->valid = plan.valid;
+	return (int)plan.nr_kept;
 }
 
 int regs_dwarf_to_perf(const struct regs_arch *a, unsigned dw)
