@@ -680,6 +680,8 @@ static int uw_recover(struct unwinder *u, const struct aspace_maps *maps,
 static bool uw_go_special(struct unwinder *u, const struct unwind_frame *f,
 			  struct unwind_result *res)
 {
+	if (f->mod->gopcln_tried && !f->mod->gopcln)
+		return false;   /* not Go: the usual case, without a call */
 	switch (gopclntab_kind_at(f->mod, f->rel)) {
 	case GOPCLNTAB_ROOT:
 		res->end = END_ROOT;
@@ -729,6 +731,7 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 	for (;;) {
 		struct unwind_frame *f = &u->frames[nr];
 		uint64_t pc = cur->r[a->pc], sp = cur->r[a->sp], cfa = 0, fa = 0;
+		uint64_t at;
 		const struct cfi_row *row = NULL;
 		enum end_reason why;
 
@@ -864,9 +867,11 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 		uw_trace(u, "  -> pc=%#llx sp=%#llx",
 			 (unsigned long long)next->r[a->pc],
 			 (unsigned long long)next->r[a->sp]);
-		/* the caller's mapping, which its frame starts from */
-		map = aspace_maps_find(maps, activation ? next->r[a->pc] :
-							  next->r[a->pc] - 1);
+		/* the caller's mapping, which its frame starts from (most
+		 * often this frame's) */
+		at = activation ? next->r[a->pc] : next->r[a->pc] - 1;
+		if (!map || at < map->start || at >= map->end)
+			map = aspace_maps_find(maps, at);
 		if (!map) {
 			res->end = END_BAD_RA;
 			res->end_addr = next->r[a->pc];
