@@ -465,6 +465,36 @@ bad:
 	return MOD_TRY_BAD;
 }
 
+/* A segment's file bytes, as module_offset_to_vaddr() matches them. */
+static bool mod_seg_has(const struct module_seg *s, uint64_t off)
+{
+	return off >= s->offset && off - s->offset < MAX(s->filesz, 1);
+}
+
+/*
+ * Whether no segment before segs[i] has file bytes of segs[i]: then
+ * module_offset_to_vaddr() may try segs[i] first and get what trying
+ * them in order gives.
+ */
+static bool mod_seg_first(const struct module *m, unsigned i)
+{
+	const struct module_seg *s = &m->segs[i];
+	uint64_t end = s->offset + MAX(s->filesz, 1);
+	unsigned j;
+
+	if (end < s->offset)
+		return false;
+	for (j = 0; j < i; j++) {
+		const struct module_seg *o = &m->segs[j];
+		uint64_t o_end = o->offset + MAX(o->filesz, 1);
+
+		if (o_end < o->offset ||
+		    (o->offset < end && s->offset < o_end))
+			return false;
+	}
+	return true;
+}
+
 static int mod_read_segments(struct module *m)
 {
 	GElf_Ehdr eh;
@@ -478,6 +508,7 @@ static int mod_read_segments(struct module *m)
 	m->segs = mem_zalloc(nphdr ? nphdr : 1, sizeof(*m->segs));
 	if (!m->segs)
 		return -1;
+	m->code_seg = MODULE_NO_SEG;
 	for (i = 0; i < nphdr; i++) {
 		GElf_Phdr ph;
 
@@ -487,6 +518,9 @@ static int mod_read_segments(struct module *m)
 		m->segs[m->nr_segs].memsz = ph.p_memsz;
 		m->segs[m->nr_segs].offset = ph.p_offset;
 		m->segs[m->nr_segs].filesz = ph.p_filesz;
+		if (m->code_seg == MODULE_NO_SEG && (ph.p_flags & PF_X) &&
+		    mod_seg_first(m, m->nr_segs))
+			m->code_seg = m->nr_segs;
 		m->nr_segs++;
 	}
 	return m->nr_segs ? 0 : -1;
@@ -988,11 +1022,17 @@ bool module_offset_to_vaddr(const struct module *m, uint64_t off,
 	if (off < m->embed_off)
 		return false;
 	off -= m->embed_off;
-
+	/* code, the usual question, first */
+	if (m->code_seg < m->nr_segs &&
+	    mod_seg_has(&m->segs[m->code_seg], off)) {
+		*vaddr = off - m->segs[m->code_seg].offset +
+			 m->segs[m->code_seg].vaddr;
+		return true;
+	}
 	for (i = 0; i < m->nr_segs; i++) {
 		const struct module_seg *s = &m->segs[i];
 
-		if (off >= s->offset && off - s->offset < MAX(s->filesz, 1)) {
+		if (mod_seg_has(s, off)) {
 			*vaddr = off - s->offset + s->vaddr;
 			return true;
 		}

@@ -44,6 +44,8 @@ enum module_status {
 
 const char *module_status_name(enum module_status s);
 
+#define MODULE_NO_SEG UINT32_MAX
+
 struct module_seg {       /* a PT_LOAD segment */
 	uint64_t vaddr, memsz, offset, filesz;
 };
@@ -109,6 +111,9 @@ struct module {
 
 	struct module_seg *segs;
 	unsigned nr_segs;
+	unsigned code_seg;          /* the executable segment that
+				     * module_offset_to_vaddr() tries first,
+				     * or MODULE_NO_SEG */
 	struct module_plt plt[MODULE_PLT_MAX];
 	uint8_t nr_plt;
 	bool plt_tried;
