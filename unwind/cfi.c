@@ -15,6 +15,7 @@
 #include "unwind/cfi.h"
 
 #include "common/arena.h"
+#include "common/base.h"
 #include "common/bsearch.h"
 #include "common/hashmap.h"
 #include "common/mem.h"
@@ -154,6 +155,37 @@ static bool cfi_x86_64_abi(unsigned reg, bool is_rule, struct cfi_rule *r)
 	return is_rule;
 }
 
+/*
+ * Whether every live rule of row saves its register at CFA + off or sets
+ * it to CFA + off, and the span of the saved words (cfi_row.offsets_only).
+ */
+static void cfi_plan_offsets(struct cfi_row *row)
+{
+	unsigned i;
+
+	row->offsets_only = row->nr_live > 0;
+	row->ra_live = false;
+	row->live_mask = 0;
+	row->off_lo = INT64_MAX;
+	row->off_hi = INT64_MIN;
+	for (i = 0; i < row->nr_live; i++) {
+		const struct cfi_rule *r = &row->live[i];
+
+		if ((r->kind != CFI_OFFSET && r->kind != CFI_VAL_OFFSET) ||
+		    r->reg >= REGS_MAX || r->off < -(1ll << 40) ||
+		    r->off > (1ll << 40)) {
+			row->offsets_only = false;
+			return;
+		}
+		row->live_mask |= 1ull << r->reg;
+		if (r->kind == CFI_VAL_OFFSET)
+			continue;
+		row->ra_live |= r->reg == row->ra;
+		row->off_lo = MIN(row->off_lo, r->off);
+		row->off_hi = MAX(row->off_hi, r->off + 8);
+	}
+}
+
 static struct cfi_row *cfi_compile(struct cfi_cache *c,
 				   const struct regs_arch *a,
 				   Dwarf_Frame *frame, uint8_t source)
@@ -207,6 +239,7 @@ static struct cfi_row *cfi_compile(struct cfi_cache *c,
 		else
 			row->undef_mask |= 1ull << rules[reg].reg;
 	}
+	cfi_plan_offsets(row);
 	/* The CFA, described again now that ops no longer alias mem. */
 	dwarf_frame_cfa(frame, &ops, &nops);
 	if (nops == 1 && cfi_is_breg(&ops[0], &row->cfa_reg, &row->cfa_off)) {
@@ -611,6 +644,26 @@ enum cfi_step cfi_apply(const struct regs_arch *a, const struct cfi_row *row,
 	/* Registers the row does not mention keep their values. */
 	regs_copy(out, in);
 	out->valid &= ~((1ull << a->pc) | row->undef_mask);
+	if (row->offsets_only && row->ra_live &&
+	    *cfa + (uint64_t)row->off_lo >= mem->lo &&
+	    *cfa + (uint64_t)row->off_hi <= mem->hi &&
+	    *cfa + (uint64_t)row->off_lo < *cfa + (uint64_t)row->off_hi) {
+		/* every word in the copy: no read can fail */
+		const uint8_t *at = mem->stack + (*cfa - mem->lo);
+
+		for (i = 0; i < row->nr_live; i++) {
+			const struct cfi_rule *r = &row->live[i];
+
+			if (r->kind == CFI_OFFSET)
+				memcpy(&out->r[r->reg], at + r->off, 8);
+			else
+				out->r[r->reg] = *cfa + (uint64_t)r->off;
+		}
+		out->valid |= row->live_mask;
+		regs_set(out, a->sp, *cfa);
+		regs_set(out, a->pc, regs_strip_ra(a, out->r[row->ra]));
+		return CFI_STEP_OK;
+	}
 	for (i = 0; i < row->nr_live; i++) {
 		const struct cfi_rule *r = &row->live[i];
 		uint64_t v, fa = 0;

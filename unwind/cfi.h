@@ -55,6 +55,16 @@ struct cfi_row {
 	int64_t cfa_off;
 	const struct cfi_expr *cfa_expr;
 	uint64_t undef_mask;    /* registers other than the RA with CFI_UNDEF */
+	/*
+	 * Every live rule CFI_OFFSET or CFI_VAL_OFFSET (the usual row):
+	 * cfi_apply() reads the saved words from the stack copy at once
+	 * when [CFA + off_lo, CFA + off_hi) lies in it; live_mask has the
+	 * rules' registers.
+	 */
+	bool offsets_only;
+	bool ra_live;           /* ... and the RA is one of them */
+	int64_t off_lo, off_hi;
+	uint64_t live_mask;
 	const struct cfi_rule *live; /* the other rules (in rules[] order),
 				      * in the same allocation */
 	struct cfi_rule rules[];
