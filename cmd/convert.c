@@ -69,7 +69,9 @@ static const char *const convert_usage[] = {
 	"                          (default: told by their contents)",
 	"      --sample-type NAME  pprof input: the sample type whose values",
 	"                          are the weights (default: the profile's",
-	"                          default, else its last)",
+	"                          default, else its last; pprof output of",
+	"                          a pprof input without it keeps every",
+	"                          type)",
 	NULL,
 };
 
@@ -143,6 +145,9 @@ struct convert_out {
 	bool counts;                 /* a profile input to firefox output
 				      * weighted by samples: its counts are
 				      * the weights */
+	bool all_types;              /* pprof output of a pprof input:
+				      * every sample type... */
+	const struct profile_info *all; /* ... these values */
 	bool sw_started;             /* the sysprof writer had an event */
 	bool in_place;               /* written where it is, as it comes */
 	const struct perfdata_info *in; /* FMT_SYSPROF: the input's, as the
@@ -166,6 +171,8 @@ static int convert_add(void *ctx, const struct rsample *s)
 
 	if (o->fmt == FMT_FOLDED)
 		return folded_add(o->fo, s);
+	if (o->fmt == FMT_PPROF && o->all)
+		return pprof_add_values(o->pp, s, o->all->values);
 	if (o->fmt == FMT_PPROF)
 		return pprof_add(o->pp, s);
 	if (o->fmt == FMT_SVG)
@@ -618,13 +625,27 @@ struct convert_cfg {
 	struct profin_opts pin;  /* --from, --sample-type */
 };
 
-/* pprof output of a pprof input: its chosen sample type and unit. */
-static void convert_profile_info(void *ctx, const struct profile_info *info)
+/*
+ * pprof output of a pprof input: every sample type of it (all_types), or
+ * its chosen one (--sample-type).
+ */
+static int convert_profile_info(void *ctx, const char *path,
+				const struct profile_info *info)
 {
 	struct convert_out *o = ctx;
 
-	if (o->pp && info->type && info->unit)
+	(void)path;
+	if (o->pp && o->all_types) {
+		o->all = info;
+		if (pprof_set_types(o->pp, info->nr_types, info->types,
+				    info->units, info->default_type) < 0) {
+			cmd_error("out of memory");
+			return -1;
+		}
+	} else if (o->pp && info->type && info->unit) {
 		(void)pprof_set_type(o->pp, info->type, info->unit);
+	}
+	return 0;
 }
 
 /*
@@ -693,6 +714,11 @@ static enum report_status convert_profile_input(struct convert_cfg *cfg,
 		if (rc == 0) {
 			struct profin_opts pin = cfg->pin;
 
+			/* pprof to pprof keeps every sample type unless
+			 * --sample-type picks one */
+			pin.all_types = kind == PROFILE_PPROF &&
+					fmt == FMT_PPROF && !pin.sample_type;
+			co.all_types = pin.all_types;
 			pin.on_info = convert_profile_info;
 			rc = profin_read(&pin, kind, in, cfg->ro->quiet,
 					 convert_add, &co);

@@ -374,12 +374,15 @@ static int diff_add(void *ctx, const struct rsample *s)
 	return 0;
 }
 
-static void diff_info(void *ctx, const struct profile_info *info)
+static int diff_info(void *ctx, const char *path,
+		     const struct profile_info *info)
 {
 	struct diff_load *l = ctx;
 
+	(void)path;
 	if (l->pp && !l->base && info->type && info->unit)
 		(void)pprof_set_type(l->pp, info->type, info->unit);
+	return 0;
 }
 
 static int diff_format_of(const char *to, const char *out,

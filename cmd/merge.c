@@ -6,7 +6,10 @@
  * or svg: the outputs that sum stacks, so the result does not depend on
  * the inputs' order); memory is one entry per distinct stack (and per
  * distinct frame), whatever the number of inputs.  A capture is unwound
- * as `convert` would; see docs/profiles.md.
+ * as `convert` would; see docs/profiles.md.  pprof output of pprof inputs
+ * only keeps their sample types, every one, unless --sample-type picks
+ * one: the inputs must then have the same types (names and units, in
+ * order), as `go tool pprof` merges.
  */
 #include <string.h>
 
@@ -33,7 +36,8 @@ static const char *const merge_usage[] = {
 	"                          capture",
 	"                          (default: told by their contents)",
 	"      --sample-type NAME  pprof input: the sample type whose values",
-	"                          are the weights",
+	"                          are the weights (pprof output of pprof",
+	"                          inputs without it keeps every type)",
 	NULL,
 };
 
@@ -61,6 +65,12 @@ struct merge {
 	struct pprof *pp;
 	struct svg *svg;
 	bool typed;              /* pprof: the sample type is set */
+	/* pprof output of pprof inputs only, without --sample-type: */
+	bool all_types;          /* every sample type is kept */
+	const struct profile_info *info; /* the input's: its values */
+	const char *first;       /* the first input, whose types... */
+	struct strbuf types;     /* ... these are: "type/unit, ..." */
+	struct strbuf cur;       /* scratch: the input's */
 };
 
 static int merge_add(void *ctx, const struct rsample *s)
@@ -69,20 +79,80 @@ static int merge_add(void *ctx, const struct rsample *s)
 
 	if (m->fmt == MERGE_FOLDED)
 		return folded_add(m->fo, s);
+	if (m->fmt == MERGE_PPROF && m->all_types)
+		return pprof_add_values(m->pp, s, m->info->values);
 	if (m->fmt == MERGE_PPROF)
 		return pprof_add(m->pp, s);
 	return svg_add(m->svg, s);
 }
 
-/* pprof output: the first pprof input's sample type and unit. */
-static void merge_info(void *ctx, const struct profile_info *info)
+/*
+ * info's sample types into sb: "type/unit, ..." for people, then a NUL
+ * and each type and unit NUL-terminated (exact, for merge_check_types).
+ */
+static void merge_types_str(struct strbuf *sb, const struct profile_info *info)
+{
+	size_t i;
+
+	strbuf_reset(sb);
+	for (i = 0; i < info->nr_types; i++)
+		strbuf_addf(sb, "%s%s/%s", i ? ", " : "", info->types[i],
+			    info->units[i]);
+	strbuf_addch(sb, '\0');
+	for (i = 0; i < info->nr_types; i++) {
+		strbuf_add(sb, info->types[i], strlen(info->types[i]) + 1);
+		strbuf_add(sb, info->units[i], strlen(info->units[i]) + 1);
+	}
+}
+
+/* An input after the first: the same sample types, or an error. */
+static int merge_check_types(struct merge *m, const char *path,
+			     const struct profile_info *info)
+{
+	merge_types_str(&m->cur, info);
+	if (m->cur.oom) {
+		cmd_error("out of memory");
+		return -1;
+	}
+	if (m->cur.len == m->types.len &&
+	    !memcmp(m->cur.buf, m->types.buf, m->cur.len))
+		return 0;
+	cmd_error("%s: sample types %s, not %s's %s: pick one with "
+		  "--sample-type", path, strbuf_str(&m->cur), m->first,
+		  strbuf_str(&m->types));
+	return -1;
+}
+
+/*
+ * pprof output: every sample type of the first pprof input (all_types:
+ * the others must have the same), else its chosen one.
+ */
+static int merge_info(void *ctx, const char *path,
+		      const struct profile_info *info)
 {
 	struct merge *m = ctx;
 
-	if (m->pp && !m->typed && info->type && info->unit) {
+	if (!m->pp)
+		return 0;
+	if (m->all_types) {
+		m->info = info;
+		if (m->first)
+			return merge_check_types(m, path, info);
+		m->first = path;
+		merge_types_str(&m->types, info);
+		if (pprof_set_types(m->pp, info->nr_types, info->types,
+				    info->units, info->default_type) < 0 ||
+		    m->types.oom) {
+			cmd_error("out of memory");
+			return -1;
+		}
+		return 0;
+	}
+	if (!m->typed && info->type && info->unit) {
 		m->typed = true;
 		(void)pprof_set_type(m->pp, info->type, info->unit);
 	}
+	return 0;
 }
 
 static int merge_format_of(const char *to, const char *out,
@@ -213,6 +283,13 @@ int cmd_merge(int argc, char **argv)
 	if (outfile_is_input("merge", "output", out, argv + optind,
 			     argc - optind))
 		return EXIT_USAGE;
+	/* pprof inputs only, pprof output: every sample type (merge_info) */
+	if (m.fmt == MERGE_PPROF && !pin.sample_type) {
+		for (c = optind; c < argc &&
+		     profin_kind(&pin, argv[c]) == PROFILE_PPROF; c++)
+			;
+		m.all_types = pin.all_types = c == argc;
+	}
 	if (m.fmt == MERGE_FOLDED)
 		m.fo = folded_new(&fopts);
 	else if (m.fmt == MERGE_PPROF)
@@ -248,5 +325,7 @@ int cmd_merge(int argc, char **argv)
 	folded_free(m.fo);
 	pprof_free(m.pp);
 	svg_free(m.svg);
+	strbuf_release(&m.types);
+	strbuf_release(&m.cur);
 	return rc == 0 ? EXIT_OK : EXIT_BAD;
 }

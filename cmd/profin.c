@@ -33,7 +33,8 @@ int profin_read(const struct profin_opts *o, enum profile_kind kind,
 		const char *path, bool quiet, run_sample_fn fn, void *ctx)
 {
 	struct profile_opts po = { .kind = kind,
-				   .sample_type = o->sample_type };
+				   .sample_type = o->sample_type,
+				   .all_types = o->all_types };
 	const struct profile_info *info;
 	const struct rsample *s;
 	struct profile *p;
@@ -45,8 +46,10 @@ int profin_read(const struct profin_opts *o, enum profile_kind kind,
 		cmd_report_err(path, &err);
 		return -1;
 	}
-	if (o->on_info)
-		o->on_info(ctx, profile_info(p));
+	if (o->on_info && o->on_info(ctx, path, profile_info(p)) < 0) {
+		profile_close(p);
+		return -1;
+	}
 	while ((rc = profile_next(p, &s)) > 0) {
 		if (fn(ctx, s) < 0) {
 			cmd_error("%s: out of memory", path);

@@ -15,9 +15,13 @@ struct profin_opts {
 	const char *from;          /* --from: folded, pprof, capture; NULL:
 				    * by contents */
 	const char *sample_type;   /* --sample-type NAME (pprof) */
+	bool all_types;            /* pprof: profile_opts.all_types */
 	/* optional: called with profin_read()'s ctx once a profile is
-	 * open, before its samples */
-	void (*on_info)(void *ctx, const struct profile_info *info);
+	 * open, before its samples (info stays valid until the last one
+	 * is read: its values are the current sample's); 0, or -1 after
+	 * printing an error (the input is not read) */
+	int (*on_info)(void *ctx, const char *path,
+		       const struct profile_info *info);
 };
 
 /*

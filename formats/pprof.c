@@ -104,6 +104,7 @@ struct pp_sample {
 	uint64_t count, period;
 	uint64_t off_cpu;         /* periods of off-CPU samples (profile) */
 	bool base;                /* pprof_add_base(): written negative */
+	int64_t *vals;            /* pprof_add_values()'s sums, or NULL */
 	uint32_t nr;
 	struct pp_loc *locs[];    /* leaf first */
 };
@@ -134,6 +135,10 @@ struct pprof {
 	size_t stack_alloc;
 	uint32_t event;           /* the first sample's event name */
 	uint32_t type, unit;      /* pprof_set_type()'s, else PP_NONE */
+	uint32_t *types;          /* pprof_set_types(): names ids, the
+				   * types then the units */
+	size_t nr_types;          /* 0: samples and the period */
+	uint32_t dflt;            /* pprof_set_types()'s default, PP_NONE */
 	bool any;
 	uint64_t t_min, t_max;
 };
@@ -155,7 +160,7 @@ struct pprof *pprof_new(const struct pprof_opts *opts)
 	if (opts)
 		p->opts = *opts;
 	p->event = PP_NONE;
-	p->type = p->unit = PP_NONE;
+	p->type = p->unit = p->dflt = PP_NONE;
 	/* Id 0 is the empty string, as in the profile's string table. */
 	if (strtab_add(&p->names, "") < 0) {
 		free(p);
@@ -180,6 +185,7 @@ void pprof_free(struct pprof *p)
 	free(p->func_v.v);
 	free(p->loc_v.v);
 	free(p->sample_v.v);
+	free(p->types);
 	free(p->stack);
 	free(p->scratch);
 	free(p);
@@ -370,19 +376,37 @@ static uint64_t pp_sample_hash(struct pp_loc *const *locs, uint32_t nr,
 	return h;
 }
 
-static int pp_add(struct pprof *p, const struct rsample *s, bool base);
+static int pp_add(struct pprof *p, const struct rsample *s, bool base,
+		  const int64_t *vals);
 
 int pprof_add(struct pprof *p, const struct rsample *s)
 {
-	return pp_add(p, s, false);
+	return pp_add(p, s, false, NULL);
 }
 
 int pprof_add_base(struct pprof *p, const struct rsample *s)
 {
-	return pp_add(p, s, true);
+	return pp_add(p, s, true, NULL);
 }
 
-static int pp_add(struct pprof *p, const struct rsample *s, bool base)
+int pprof_add_values(struct pprof *p, const struct rsample *s,
+		     const int64_t *vals)
+{
+	return pp_add(p, s, false, vals);
+}
+
+/* Adds n values vals to sums (two's complement: a sum out of int64's
+ * range wraps, as Go's does). */
+static void pp_sum(int64_t *sums, const int64_t *vals, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sums[i] = (int64_t)((uint64_t)sums[i] + (uint64_t)vals[i]);
+}
+
+static int pp_add(struct pprof *p, const struct rsample *s, bool base,
+		  const int64_t *vals)
 {
 	const char *marker = rsample_marker(s);
 	uint32_t nr = 0, i, comm = pp_name(p, s->comm);
@@ -426,6 +450,8 @@ static int pp_add(struct pprof *p, const struct rsample *s, bool base)
 				smp->off_cpu += s->period;
 			else
 				smp->period += s->period;
+			if (vals && smp->vals)
+				pp_sum(smp->vals, vals, p->nr_types);
 			return 0;
 		}
 	}
@@ -442,6 +468,14 @@ static int pp_add(struct pprof *p, const struct rsample *s, bool base)
 	smp->off_cpu = s->off_cpu ? s->period : 0;
 	smp->nr = nr;
 	memcpy(smp->locs, p->stack, nr * sizeof(*p->stack));
+	smp->vals = NULL;
+	if (vals && p->nr_types) {
+		smp->vals = arena_alloc(&p->arena,
+					p->nr_types * sizeof(*smp->vals));
+		if (!smp->vals)
+			return -1;
+		memcpy(smp->vals, vals, p->nr_types * sizeof(*smp->vals));
+	}
 	smp->next = first;
 	if ((marker && smp->marker == PP_NONE) ||
 	    hashmap_put(&p->samples, h, smp) < 0 ||
@@ -460,6 +494,29 @@ int pprof_set_type(struct pprof *p, const char *type, const char *unit)
 	p->type = pp_name(p, type);
 	p->unit = pp_name(p, unit);
 	return p->type == PP_NONE || p->unit == PP_NONE ? -1 : 0;
+}
+
+int pprof_set_types(struct pprof *p, size_t n, const char *const *types,
+		    const char *const *units, const char *dflt)
+{
+	size_t i;
+
+	free(p->types);
+	p->nr_types = 0;
+	p->types = mem_zalloc(2 * n, sizeof(*p->types));
+	if (!p->types)
+		return -1;
+	for (i = 0; i < n; i++) {
+		p->types[2 * i] = pp_name(p, types[i]);
+		p->types[2 * i + 1] = pp_name(p, units[i]);
+		if (p->types[2 * i] == PP_NONE || p->types[2 * i + 1] == PP_NONE)
+			return -1;
+	}
+	p->dflt = dflt ? pp_name(p, dflt) : PP_NONE;
+	if (dflt && p->dflt == PP_NONE)
+		return -1;
+	p->nr_types = n;
+	return 0;
 }
 
 /* --- numbering: sort everything, give out ids 1, 2, ... ------------- */
@@ -626,8 +683,13 @@ static void pp_sample_enc(struct pp_enc *e, struct strbuf *out,
 		pbuf_packed(&e->msg, PP_SAMPLE_LOCATION_ID, ids, n);
 		done += n;
 	}
-	pbuf_packed(&e->msg, PP_SAMPLE_VALUE, vals,
-		    e->p->opts.profile ? 4 : 2);
+	if (s->vals)   /* int64 as uint64: the same varints */
+		pbuf_packed(&e->msg, PP_SAMPLE_VALUE,
+			    (const uint64_t *)(const void *)s->vals,
+			    e->p->nr_types);
+	else
+		pbuf_packed(&e->msg, PP_SAMPLE_VALUE, vals,
+			    e->p->opts.profile ? 4 : 2);
 	pp_label(e, "thread", strtab_str(names, s->comm), 0);
 	pp_label(e, "pid", NULL, s->pid);
 	pp_label(e, "tid", NULL, s->tid);
@@ -712,6 +774,31 @@ static void pp_period_type(const char *event, const char **type,
 	}
 }
 
+/* pprof_set_types()'s sample types. */
+static void pp_types_enc(struct pp_enc *e, struct strbuf *out)
+{
+	const struct strtab *names = &e->p->names;
+	size_t i;
+
+	for (i = 0; i < e->p->nr_types; i++)
+		pp_value_type(e, out, PP_PROFILE_SAMPLE_TYPE,
+			      strtab_str(names, e->p->types[2 * i]),
+			      strtab_str(names, e->p->types[2 * i + 1]));
+}
+
+/* Whether s's pprof_add_values() sums are all 0 (it is left out). */
+static bool pp_sample_zero(const struct pprof *p, const struct pp_sample *s)
+{
+	size_t i;
+
+	if (!s->vals)
+		return false;
+	for (i = 0; i < p->nr_types; i++)
+		if (s->vals[i])
+			return false;
+	return true;
+}
+
 int pprof_encode(struct pprof *p, struct strbuf *out)
 {
 	struct pp_enc e = { .p = p };
@@ -732,9 +819,14 @@ int pprof_encode(struct pprof *p, struct strbuf *out)
 		type = strtab_str(&p->names, p->type);
 		unit = strtab_str(&p->names, p->unit);
 	}
-	pp_value_type(&e, out, PP_PROFILE_SAMPLE_TYPE, "samples", "count");
-	pp_value_type(&e, out, PP_PROFILE_SAMPLE_TYPE, type, unit);
-	if (p->opts.profile) {
+	if (p->nr_types) {
+		pp_types_enc(&e, out);
+	} else {
+		pp_value_type(&e, out, PP_PROFILE_SAMPLE_TYPE, "samples",
+			      "count");
+		pp_value_type(&e, out, PP_PROFILE_SAMPLE_TYPE, type, unit);
+	}
+	if (p->opts.profile && !p->nr_types) {
 		pp_value_type(&e, out, PP_PROFILE_SAMPLE_TYPE, "off_cpu",
 			      "nanoseconds");
 		pp_value_type(&e, out, PP_PROFILE_SAMPLE_TYPE, "wall",
@@ -742,7 +834,8 @@ int pprof_encode(struct pprof *p, struct strbuf *out)
 		type = p->opts.profile;
 	}
 	for (i = 0; i < p->sample_v.nr; i++)
-		pp_sample_enc(&e, out, p->sample_v.v[i]);
+		if (!pp_sample_zero(p, p->sample_v.v[i]))
+			pp_sample_enc(&e, out, p->sample_v.v[i]);
 	for (i = 0; i < p->map_v.nr; i++)
 		pp_mapping_enc(&e, out, p->map_v.v[i]);
 	for (i = 0; i < p->loc_v.nr; i++)
@@ -750,8 +843,13 @@ int pprof_encode(struct pprof *p, struct strbuf *out)
 	for (i = 0; i < p->func_v.nr; i++)
 		pp_function_enc(&e, out, p->func_v.v[i]);
 	pbuf_int(out, PP_PROFILE_DURATION_NANOS, (int64_t)(p->t_max - p->t_min));
-	pbuf_int(out, PP_PROFILE_DEFAULT_SAMPLE_TYPE,
-		 (int64_t)pp_str(&e, p->opts.period ? type : "samples"));
+	if (!p->nr_types)
+		pbuf_int(out, PP_PROFILE_DEFAULT_SAMPLE_TYPE,
+			 (int64_t)pp_str(&e, p->opts.period ? type :
+					 "samples"));
+	else if (p->dflt != PP_NONE)
+		pbuf_int(out, PP_PROFILE_DEFAULT_SAMPLE_TYPE,
+			 (int64_t)pp_nstr(&e, p->dflt));
 	for (i = 0; i < e.st.nr; i++)
 		pbuf_str(out, PP_PROFILE_STRING_TABLE, strtab_str(&e.st, (uint32_t)i));
 	e.oom |= out->oom;

@@ -3,7 +3,8 @@
  * `go tool pprof`, pprof-rs and the pprof web UI read it.
  *
  * Two sample values: samples (count) and the summed periods, named
- * cpu/nanoseconds for cpu-clock and task-clock, else EVENT/count.  One
+ * cpu/nanoseconds for cpu-clock and task-clock, else EVENT/count; or the
+ * sample types pprof_set_types() gives (a pprof input's, every one).  One
  * location per distinct frame address (the address is the module's ELF
  * address, restack's "rel"), lines innermost first for inlined calls,
  * one mapping per module (file, build-id; its range spans the addresses
@@ -56,6 +57,24 @@ int pprof_add_base(struct pprof *p, const struct rsample *s);
  * -1 when out of memory.
  */
 int pprof_set_type(struct pprof *p, const char *type, const char *unit);
+
+/*
+ * Instead of samples and the period: n sample types types[i]/units[i]
+ * (copied), in that order, default_sample_type dflt (NULL: none); add
+ * samples with pprof_add_values() then, not pprof_add().  Samples whose
+ * summed values are all 0 are left out (as `go tool pprof` merges).  0,
+ * or -1 when out of memory.
+ */
+int pprof_set_types(struct pprof *p, size_t n, const char *const *types,
+		    const char *const *units, const char *dflt);
+
+/*
+ * Adds one sample whose values are vals, one per pprof_set_types() type
+ * (copied; summed with those of the samples of the same stack and
+ * labels, negative ones as they are).  0, or -1 when out of memory.
+ */
+int pprof_add_values(struct pprof *p, const struct rsample *s,
+		     const int64_t *vals);
 
 /*
  * Forgets the symbol locations of the samples added so far (what they

@@ -50,6 +50,9 @@ struct profile_opts {
 	const char *sample_type;  /* pprof: the sample type whose values
 				   * are the weights; NULL: the profile's
 				   * default_sample_type, else its last */
+	bool all_types;           /* pprof: every sample type is kept (see
+				   * profile_info.values): samples whose
+				   * values are all 0 are skipped, no other */
 };
 
 struct profile;
@@ -71,11 +74,21 @@ const struct err *profile_err(const struct profile *p);
  * What the weights are: folded decimal weights are scaled to integers
  * by 10^decimals (*scale, 1 for integers); a pprof's chosen sample type
  * and unit ("cpu", "nanoseconds"); NULL when unknown.
+ *
+ * A pprof's sample types, in its order (nr_types 0 for other kinds),
+ * its default_sample_type (NULL without one) and the values of the
+ * sample profile_next() returned last, one per type, as they are
+ * (negative in a difference).  With profile_opts.all_types, a sample
+ * whose chosen value is 0 or negative comes too: its period is then 0.
  */
 struct profile_info {
 	uint64_t scale;
 	const char *type, *unit;
 	uint64_t skipped;         /* pprof samples with a negative weight */
+	size_t nr_types;
+	const char *const *types, *const *units;
+	const char *default_type;
+	const int64_t *values;
 };
 
 const struct profile_info *profile_info(const struct profile *p);

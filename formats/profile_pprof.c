@@ -14,7 +14,8 @@
  * CPU profile's count is its samples and its period the CPU time, and
  * --sample-type makes both one type's.  Samples whose period is 0 add
  * nothing and are skipped, and so are negative ones (counted: a
- * difference profile).  Labels thread, pid and tid (restack's own) give
+ * difference profile); with all_types only those whose values are all 0
+ * are (as `go tool pprof` merges), every type's value in profile_info.  Labels thread, pid and tid (restack's own) give
  * the thread; without them the thread is named after the first
  * mapping's file.  Kernel locations are those of a mapping named
  * "[kernel...]"; restack's "[truncated: REASON]" outermost location is
@@ -61,6 +62,7 @@ struct pprof_in {
 	struct pbufdec top;       /* the second read */
 	int64_t *values;
 	size_t alloc_values;
+	const char **names;       /* profile_info.types, then .units */
 };
 
 /* --- uncompressing -------------------------------------------------- */
@@ -411,6 +413,27 @@ static const char *ppin_type_str(const struct pprof_in *in, size_t i,
 	return t >= 0 && (size_t)t < in->nr_str ? in->str[t] : "";
 }
 
+/* profile_info's types, units and default. */
+static int ppin_info_types(struct profile *p)
+{
+	struct pprof_in *in = p->pp;
+	size_t i;
+
+	in->names = mem_zalloc(2 * in->nr_types, sizeof(*in->names));
+	if (!in->names)
+		return err_set(&p->err, ERR_NOMEM, ERR_NO_OFF, "pprof types");
+	for (i = 0; i < in->nr_types; i++) {
+		in->names[i] = ppin_type_str(in, i, 0);
+		in->names[in->nr_types + i] = ppin_type_str(in, i, 1);
+	}
+	p->info.nr_types = in->nr_types;
+	p->info.types = in->names;
+	p->info.units = in->names + in->nr_types;
+	if (in->default_type > 0 && (size_t)in->default_type < in->nr_str)
+		p->info.default_type = in->str[in->default_type];
+	return 0;
+}
+
 int profile_pprof_open(struct profile *p)
 {
 	struct pprof_in *in = mem_zalloc(1, sizeof(*in));
@@ -456,6 +479,8 @@ int profile_pprof_open(struct profile *p)
 		in->chosen = in->nr_types - 1;
 	p->info.type = ppin_type_str(in, in->chosen, 0);
 	p->info.unit = ppin_type_str(in, in->chosen, 1);
+	if (ppin_info_types(p) < 0)
+		return -1;
 	in->top = pbufdec_make(in->raw, in->raw, in->len);
 	return 0;
 }
@@ -534,12 +559,19 @@ static int ppin_sample(struct profile *p, struct pbufdec *d)
 		return err_set(&p->err, ERR_CORRUPT, (uint64_t)(d->p - d->base),
 			       "sample with %zu values for %zu sample types",
 			       nv, in->nr_types);
-	if (in->values[in->chosen] <= 0) {
+	p->info.values = in->values;
+	if (p->opts.all_types) {
+		for (pos = 0; pos < nv && !in->values[pos]; pos++)
+			;
+		if (pos == nv)
+			return 0;
+	} else if (in->values[in->chosen] <= 0) {
 		if (in->values[in->chosen] < 0)
 			p->info.skipped++;
 		return 0;
 	}
-	p->s.period = (uint64_t)in->values[in->chosen];
+	p->s.period = in->values[in->chosen] > 0 ?
+		      (uint64_t)in->values[in->chosen] : 0;
 	p->s.count = in->values[in->count_at] > 0 ?
 		     (uint64_t)in->values[in->count_at] : 1;
 	/* the marker location, outermost, is the end reason */
@@ -595,6 +627,7 @@ void profile_pprof_free(struct profile *p)
 	free(in->str);
 	free(in->types);
 	free(in->values);
+	free(in->names);
 	hashmap_release(&in->funcs);
 	hashmap_release(&in->maps);
 	hashmap_release(&in->locs);

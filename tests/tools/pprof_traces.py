@@ -2,7 +2,7 @@
 """pprof_traces.py - `go tool pprof -traces` output to folded stacks.
 
     go tool pprof -symbolize=none -traces [-sample_index=N -unit=ns] P |
-        pprof_traces.py > FOLDED
+        pprof_traces.py [--stacks] > FOLDED
 
 Each sample of the report (after a `-----------+----` line: its labels as
 `%10s:  VALUE` lines, then its frames leaf first, `%10s   %s`: the first
@@ -16,7 +16,9 @@ lines `[FILE]` as pprof prints it (the basename of its mapping's file;
 `[unknown]`, spaces in THREAD `_`.  Values must be whole numbers,
 perhaps with a unit (`-unit=ns`: `500000ns`); identical stacks are
 summed, the lines sorted.  A sample without a thread label or a value is
-an error (exit 1).
+an error (exit 1).  With --stacks, the labels are ignored (a profile
+without thread labels, as Go's own): the lines are the stacks alone, and
+stacks whose values sum to 0 are left out.
 """
 import re
 import sys
@@ -54,6 +56,9 @@ def frame(name):
 
 
 def main():
+    only_stacks = sys.argv[1:] == ['--stacks']
+    if sys.argv[1:] and not only_stacks:
+        sys.exit('usage: pprof_traces.py [--stacks] < TRACES')
     stacks = {}
     samples = []
     cur = None
@@ -93,14 +98,17 @@ def main():
     if samples and not samples[-1]['labels'] and not samples[-1]['frames']:
         samples.pop()           # the separator after the last sample
     for s in samples:
-        if 'thread' not in s['labels'] or s['value'] is None:
+        if s['value'] is None or \
+                ('thread' not in s['labels'] and not only_stacks):
             sys.exit('line %d: a sample without a thread label or value' %
                      s['line'])
-        key = ';'.join([s['labels']['thread'].replace(' ', '_')] +
-                       [frame(f) for f in s['frames'][::-1]])
+        head = [] if only_stacks else \
+            [s['labels']['thread'].replace(' ', '_')]
+        key = ';'.join(head + [frame(f) for f in s['frames'][::-1]])
         stacks[key] = stacks.get(key, 0) + s['value']
     for k in sorted(stacks):
-        print(k, stacks[k])
+        if stacks[k] or not only_stacks:
+            print(k, stacks[k])
     print('%d samples, %d stacks' % (len(samples), len(stacks)),
           file=sys.stderr)
     return 0

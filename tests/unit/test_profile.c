@@ -3,8 +3,9 @@
  * protobuf decoder under them: folded stacks with restack's annotations
  * and markers, decimal weights; pprof as restack's writer makes it
  * (inline lines, kernel frames, the truncation marker, labels, a
- * difference's negated base samples); Chrome traces nested by time; and
- * pbufdec's bounds.
+ * difference's negated base samples) and with every sample type kept
+ * (pprof_set_types() out, all_types in); Chrome traces nested by time;
+ * and pbufdec's bounds.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,6 +180,94 @@ static void test_pprof(void)
 	profile_close(p);
 }
 
+/* n samples s whose values are vals[i * 3...] into path, three types. */
+static void put_types(const struct rsample *s, const int64_t *vals,
+		      unsigned n, const char *dflt)
+{
+	static const char *const types[] = { "alloc", "inuse", "delta" },
+			  *const units[] = { "count", "bytes", "count" };
+	struct pprof *pp = pprof_new(NULL);
+	struct err err;
+	unsigned i;
+	FILE *f = fopen(path, "wb");
+
+	if (!pp || !f || pprof_set_types(pp, 3, types, units, dflt) < 0) {
+		CHECK(0, "pprof_set_types");
+		if (f)
+			fclose(f);
+		pprof_free(pp);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		CHECK(pprof_add_values(pp, &s[i], &vals[3 * i]) == 0,
+		      "pprof_add_values %u", i);
+	CHECK(pprof_write(pp, fileno(f), &err) == 0, "three types written");
+	fclose(f);
+	pprof_free(pp);
+}
+
+static void test_pprof_types(void)
+{
+	struct {
+		struct sym_loc l;
+		struct sym_entry e[1];
+	} leaf = { { .module = "/bin/prog", .rel = 0x10, .kind = SYM_USER,
+		     .nr = 1 }, { { .name = "leaf" } } };
+	struct rframe fr[1] = { { .loc = &leaf.l } };
+	struct rsample in[4] = { { .pid = 5, .tid = 6, .comm = "prog",
+				   .nr_frames = 1, .frames = fr } };
+	/* tid 6 twice: 10 0 -6; tid 7's sum to all 0 and are left out */
+	static const int64_t vals[] = { 5, 0, -3, 5, 0, -3,
+					1, -1, 0, -1, 1, 0 },
+			     one[] = { 5, 0, 3 };
+	struct profile_opts o = { .kind = PROFILE_PPROF, .all_types = true };
+	const struct profile_info *info;
+	const struct rsample *s;
+	struct profile *p;
+	struct err err;
+
+	in[1] = in[0];
+	in[2] = in[0];
+	in[2].tid = 7;
+	in[3] = in[2];
+	put_types(in, vals, 4, "inuse");
+	p = profile_open(path, &o, &err);
+	if (!CHECK(p != NULL, "types: opens"))
+		return;
+	info = profile_info(p);
+	CHECK(info->nr_types == 3 && !strcmp(info->types[0], "alloc") &&
+	      !strcmp(info->units[0], "count") &&
+	      !strcmp(info->types[1], "inuse") &&
+	      !strcmp(info->units[1], "bytes") &&
+	      !strcmp(info->types[2], "delta") &&
+	      !strcmp(info->units[2], "count"),
+	      "types: the three types and units, in order");
+	CHECK(info->default_type && !strcmp(info->default_type, "inuse"),
+	      "types: the default");
+	if (CHECK(profile_next(p, &s) == 1, "types: a sample whose chosen "
+		  "value is 0 comes with all_types"))
+		CHECK(s->tid == 6 && info->values[0] == 10 &&
+		      info->values[1] == 0 && info->values[2] == -6 &&
+		      s->period == 0,
+		      "types: its values summed, negative ones too");
+	CHECK(profile_next(p, &s) == 0,
+	      "types: a sample whose sums are all 0 is left out");
+	profile_close(p);
+
+	o.all_types = false;
+	p = profile_open(path, &o, &err);
+	CHECK(p && profile_next(p, &s) == 0 && profile_info(p)->skipped == 0,
+	      "types: without all_types, a chosen value of 0 is skipped");
+	profile_close(p);
+
+	put_types(in, one, 1, NULL);
+	p = profile_open(path, &o, &err);
+	CHECK(p && !profile_info(p)->default_type &&
+	      profile_next(p, &s) == 1 && s->period == 3 && s->count == 3,
+	      "types: no default: none read, the last type weighs");
+	profile_close(p);
+}
+
 static void test_chrome(void)
 {
 	/* b is listed first but nested in a, which starts with it */
@@ -227,6 +316,7 @@ int main(void)
 	test_pbufdec();
 	test_folded();
 	test_pprof();
+	test_pprof_types();
 	test_chrome();
 	unlink(path);
 	rmdir(tmp);
