@@ -638,7 +638,11 @@ static int convert_profile_info(void *ctx, const char *path,
 	if (o->pp && o->all_types) {
 		o->all = info;
 		if (pprof_set_types(o->pp, info->nr_types, info->types,
-				    info->units, info->default_type) < 0) {
+				    info->units, info->default_type) < 0 ||
+		    pprof_add_header(o->pp, info->period_type[0],
+				     info->period_type[1], info->period,
+				     info->time_nanos,
+				     info->duration_nanos) < 0) {
 			cmd_error("out of memory");
 			return -1;
 		}

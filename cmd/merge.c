@@ -9,7 +9,8 @@
  * as `convert` would; see docs/profiles.md.  pprof output of pprof inputs
  * only keeps their sample types, every one, unless --sample-type picks
  * one: the inputs must then have the same types (names and units, in
- * order), as `go tool pprof` merges.
+ * order), as `go tool pprof` merges (the first's period type, the
+ * largest period, the durations summed).
  */
 #include <string.h>
 
@@ -136,16 +137,22 @@ static int merge_info(void *ctx, const char *path,
 		return 0;
 	if (m->all_types) {
 		m->info = info;
-		if (m->first)
-			return merge_check_types(m, path, info);
-		m->first = path;
-		merge_types_str(&m->types, info);
-		if (pprof_set_types(m->pp, info->nr_types, info->types,
-				    info->units, info->default_type) < 0 ||
-		    m->types.oom) {
-			cmd_error("out of memory");
+		if (m->first && merge_check_types(m, path, info) < 0)
 			return -1;
+		if (!m->first) {
+			m->first = path;
+			merge_types_str(&m->types, info);
+			if (m->types.oom ||
+			    pprof_set_types(m->pp, info->nr_types, info->types,
+					    info->units,
+					    info->default_type) < 0)
+				goto oom;
 		}
+		if (pprof_add_header(m->pp, info->period_type[0],
+				     info->period_type[1], info->period,
+				     info->time_nanos,
+				     info->duration_nanos) < 0)
+			goto oom;
 		return 0;
 	}
 	if (!m->typed && info->type && info->unit) {
@@ -153,6 +160,9 @@ static int merge_info(void *ctx, const char *path,
 		(void)pprof_set_type(m->pp, info->type, info->unit);
 	}
 	return 0;
+oom:
+	cmd_error("out of memory");
+	return -1;
 }
 
 static int merge_format_of(const char *to, const char *out,

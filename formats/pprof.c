@@ -29,7 +29,10 @@ enum {
 	PP_PROFILE_LOCATION = 4,
 	PP_PROFILE_FUNCTION = 5,
 	PP_PROFILE_STRING_TABLE = 6,
+	PP_PROFILE_TIME_NANOS = 9,
 	PP_PROFILE_DURATION_NANOS = 10,
+	PP_PROFILE_PERIOD_TYPE = 11,
+	PP_PROFILE_PERIOD = 12,
 	PP_PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 
 	PP_VALUETYPE_TYPE = 1,
@@ -139,6 +142,8 @@ struct pprof {
 				   * types then the units */
 	size_t nr_types;          /* 0: samples and the period */
 	uint32_t dflt;            /* pprof_set_types()'s default, PP_NONE */
+	uint32_t period_type[2];  /* pprof_add_header()'s, else PP_NONE */
+	int64_t period, time, duration; /* pprof_add_header()'s */
 	bool any;
 	uint64_t t_min, t_max;
 };
@@ -161,6 +166,7 @@ struct pprof *pprof_new(const struct pprof_opts *opts)
 		p->opts = *opts;
 	p->event = PP_NONE;
 	p->type = p->unit = p->dflt = PP_NONE;
+	p->period_type[0] = p->period_type[1] = PP_NONE;
 	/* Id 0 is the empty string, as in the profile's string table. */
 	if (strtab_add(&p->names, "") < 0) {
 		free(p);
@@ -509,13 +515,33 @@ int pprof_set_types(struct pprof *p, size_t n, const char *const *types,
 	for (i = 0; i < n; i++) {
 		p->types[2 * i] = pp_name(p, types[i]);
 		p->types[2 * i + 1] = pp_name(p, units[i]);
-		if (p->types[2 * i] == PP_NONE || p->types[2 * i + 1] == PP_NONE)
+		if (p->types[2 * i] == PP_NONE ||
+		    p->types[2 * i + 1] == PP_NONE)
 			return -1;
 	}
 	p->dflt = dflt ? pp_name(p, dflt) : PP_NONE;
 	if (dflt && p->dflt == PP_NONE)
 		return -1;
 	p->nr_types = n;
+	return 0;
+}
+
+int pprof_add_header(struct pprof *p, const char *type, const char *unit,
+		     int64_t period, int64_t time_nanos,
+		     int64_t duration_nanos)
+{
+	if (p->period_type[0] == PP_NONE && (type || unit)) {
+		p->period_type[0] = pp_name(p, type);
+		p->period_type[1] = pp_name(p, unit);
+		if (p->period_type[0] == PP_NONE ||
+		    p->period_type[1] == PP_NONE)
+			return -1;
+	}
+	p->period = MAX(p->period, period);
+	if (time_nanos && (!p->time || time_nanos < p->time))
+		p->time = time_nanos;
+	p->duration = (int64_t)((uint64_t)p->duration +
+				(uint64_t)duration_nanos);
 	return 0;
 }
 
@@ -842,7 +868,18 @@ int pprof_encode(struct pprof *p, struct strbuf *out)
 		pp_location_enc(&e, out, p->loc_v.v[i]);
 	for (i = 0; i < p->func_v.nr; i++)
 		pp_function_enc(&e, out, p->func_v.v[i]);
-	pbuf_int(out, PP_PROFILE_DURATION_NANOS, (int64_t)(p->t_max - p->t_min));
+	if (!p->nr_types) {
+		pbuf_int(out, PP_PROFILE_DURATION_NANOS,
+			 (int64_t)(p->t_max - p->t_min));
+	} else {
+		pbuf_int(out, PP_PROFILE_TIME_NANOS, p->time);
+		pbuf_int(out, PP_PROFILE_DURATION_NANOS, p->duration);
+		if (p->period_type[0] != PP_NONE)
+			pp_value_type(&e, out, PP_PROFILE_PERIOD_TYPE,
+				      strtab_str(&p->names, p->period_type[0]),
+				      strtab_str(&p->names, p->period_type[1]));
+		pbuf_int(out, PP_PROFILE_PERIOD, p->period);
+	}
 	if (!p->nr_types)
 		pbuf_int(out, PP_PROFILE_DEFAULT_SAMPLE_TYPE,
 			 (int64_t)pp_str(&e, p->opts.period ? type :

@@ -77,6 +77,16 @@ int pprof_add_values(struct pprof *p, const struct rsample *s,
 		     const int64_t *vals);
 
 /*
+ * With pprof_set_types(), an input's period type (type and unit, NULL:
+ * none), period, time and duration: the output has the first period type
+ * given, the largest period, the earliest time (but 0) and the durations
+ * added up (as `go tool pprof` merges).  0, or -1 when out of memory.
+ */
+int pprof_add_header(struct pprof *p, const char *type, const char *unit,
+		     int64_t period, int64_t time_nanos,
+		     int64_t duration_nanos);
+
+/*
  * Forgets the symbol locations of the samples added so far (what they
  * said stays): call it before adding samples of another input, whose
  * locations may sit where freed ones were.

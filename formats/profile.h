@@ -80,6 +80,8 @@ const struct err *profile_err(const struct profile *p);
  * sample profile_next() returned last, one per type, as they are
  * (negative in a difference).  With profile_opts.all_types, a sample
  * whose chosen value is 0 or negative comes too: its period is then 0.
+ * Its period_type (type and unit, NULL when absent), period, time_nanos
+ * and duration_nanos as they are (0 when absent).
  */
 struct profile_info {
 	uint64_t scale;
@@ -89,6 +91,8 @@ struct profile_info {
 	const char *const *types, *const *units;
 	const char *default_type;
 	const int64_t *values;
+	const char *period_type[2];
+	int64_t period, time_nanos, duration_nanos;
 };
 
 const struct profile_info *profile_info(const struct profile *p);

@@ -15,11 +15,13 @@
  * --sample-type makes both one type's.  Samples whose period is 0 add
  * nothing and are skipped, and so are negative ones (counted: a
  * difference profile); with all_types only those whose values are all 0
- * are (as `go tool pprof` merges), every type's value in profile_info.  Labels thread, pid and tid (restack's own) give
- * the thread; without them the thread is named after the first
- * mapping's file.  Kernel locations are those of a mapping named
- * "[kernel...]"; restack's "[truncated: REASON]" outermost location is
- * the stack's end reason again.
+ * are (as `go tool pprof` merges), every type's value in profile_info.
+ * Labels thread, pid and tid (restack's own) give the thread; without
+ * them the thread is named after the first mapping's file.  Kernel
+ * locations are those of a mapping named "[kernel...]"; restack's
+ * "[truncated: REASON]" outermost location is the stack's end reason
+ * again.  The period type, period, time and duration go to profile_info
+ * as they are.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,7 @@ struct pprof_in {
 	int64_t *types;           /* sample types: string ids (type, unit) */
 	size_t nr_types, alloc_types;
 	int64_t default_type;
+	int64_t period_type[2];   /* string ids: type, unit */
 	const char *first_map;    /* the first mapping's file */
 	size_t chosen, count_at;  /* value indexes: period's and count's */
 	struct pbufdec top;       /* the second read */
@@ -140,6 +143,21 @@ static int ppin_put(struct profile *p, struct hashmap *m, uint64_t id,
 	return 0;
 }
 
+/* A ValueType message f of d: its type's and unit's string ids. */
+static int ppin_value_type(struct profile *p, struct pbufdec *d,
+			   const struct pbuf_field *f, int64_t *tu)
+{
+	struct pbufdec v = pbufdec_sub(d, f);
+	struct pbuf_field g;
+	int rc;
+
+	tu[0] = tu[1] = 0;
+	while ((rc = pbufdec_next(&v, &g, &p->err)) > 0)
+		if ((g.num == 1 || g.num == 2) && g.wire == 0)
+			tu[g.num - 1] = (int64_t)g.v;
+	return rc;
+}
+
 /* Pass 1a: the string table and sample types (ids need them). */
 static int ppin_strings(struct profile *p)
 {
@@ -160,14 +178,9 @@ static int ppin_strings(struct profile *p)
 			/* a NUL inside ends the name */
 			in->str[in->nr_str++] = s;
 		} else if (f.num == 1 && f.wire == 2) {
-			struct pbufdec v = pbufdec_sub(&d, &f);
-			struct pbuf_field g;
-			int64_t tu[2] = { 0, 0 };
+			int64_t tu[2];
 
-			while ((rc = pbufdec_next(&v, &g, &p->err)) > 0)
-				if ((g.num == 1 || g.num == 2) && g.wire == 0)
-					tu[g.num - 1] = (int64_t)g.v;
-			if (rc < 0)
+			if (ppin_value_type(p, &d, &f, tu) < 0)
 				return -1;
 			if (mem_grow(&in->types, &in->alloc_types,
 				     2 * sizeof(*in->types),
@@ -179,6 +192,15 @@ static int ppin_strings(struct profile *p)
 			in->nr_types++;
 		} else if (f.num == 14 && f.wire == 0) {
 			in->default_type = (int64_t)f.v;
+		} else if (f.num == 11 && f.wire == 2) {
+			if (ppin_value_type(p, &d, &f, in->period_type) < 0)
+				return -1;
+		} else if (f.num == 12 && f.wire == 0) {
+			p->info.period = (int64_t)f.v;
+		} else if (f.num == 9 && f.wire == 0) {
+			p->info.time_nanos = (int64_t)f.v;
+		} else if (f.num == 10 && f.wire == 0) {
+			p->info.duration_nanos = (int64_t)f.v;
 		}
 	}
 	if (rc < 0)
@@ -431,6 +453,10 @@ static int ppin_info_types(struct profile *p)
 	p->info.units = in->names + in->nr_types;
 	if (in->default_type > 0 && (size_t)in->default_type < in->nr_str)
 		p->info.default_type = in->str[in->default_type];
+	for (i = 0; i < 2; i++)
+		if (in->period_type[i] > 0 &&
+		    (size_t)in->period_type[i] < in->nr_str)
+			p->info.period_type[i] = in->str[in->period_type[i]];
 	return 0;
 }
 

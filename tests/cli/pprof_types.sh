@@ -6,8 +6,8 @@
 # inuse_space); then, against `go tool pprof` as the oracle:
 #   restack merge a b equals Go's merge (go tool pprof -proto a b) stack
 #   by stack for each of the four types, with the same type names and
-#   units, and byte-identical whatever the inputs' order; freed
-#   allocations (inuse 0, alloc not) are kept;
+#   units, period type, period and time, and byte-identical whatever the
+#   inputs' order; freed allocations (inuse 0, alloc not) are kept;
 #   restack convert a equals a, and convert of Go's difference (-diff_base:
 #   negative values; keep's 2 x (37 - 100) KiB) equals it, for each type;
 #   an allocs profile's default_sample_type (alloc_space) survives, a heap
@@ -48,6 +48,9 @@ rs() { restack_clean "$@" 2>"$T/err" || { fail "restack $*" "$(cat "$T/err")"; r
 # types FILE: the sample types line of -raw ("alloc_objects/count ...",
 # "[dflt]" after the default).
 types() { gopprof -raw "$1" 2>/dev/null | sed -n '/^Samples:/{n;p;q}'; }
+# header FILE: -raw's lines before the samples (period type, period,
+# time, duration).
+header() { gopprof -raw "$1" 2>/dev/null | sed '/^Samples:/,$d'; }
 # stacks FILE TYPE: its stacks and their TYPE values, summed by stack.
 stacks() {
 	local unit=
@@ -74,6 +77,10 @@ is "$(types "$T/go.pb.gz")" "$four" "Go's merge: four types, no default"
 
 rs merge "$T/a.pb.gz" "$T/b.pb.gz" -o "$T/m.pb.gz"
 is "$(types "$T/m.pb.gz")" "$four" "merge: the four types and units, no default"
+check "Go's merge has a period type" grep -q "^PeriodType: space bytes" \
+	<(header "$T/go.pb.gz")
+is "$(header "$T/m.pb.gz")" "$(header "$T/go.pb.gz")" \
+	"merge: period type, period and time as Go's merge has them"
 same_stacks "merge = go tool pprof -proto a b" "$T/go.pb.gz" "$T/m.pb.gz"
 check "merge keeps churn's freed blocks (alloc_space, inuse 0)" \
 	grep -q "main.churn 1683456$" "$T/got.alloc_space"
@@ -82,6 +89,8 @@ same_file "$T/m.pb.gz" "$T/m2.pb.gz" "merge: the inputs' order changes no byte"
 
 rs convert "$T/a.pb.gz" -o "$T/c.pb.gz"
 is "$(types "$T/c.pb.gz")" "$four" "convert: the four types and units"
+is "$(header "$T/c.pb.gz")" "$(header "$T/a.pb.gz")" \
+	"convert: period type, period and time kept"
 same_stacks "convert a = a" "$T/a.pb.gz" "$T/c.pb.gz"
 rs convert "$T/godiff.pb.gz" -o "$T/cd.pb.gz"
 same_stacks "convert of Go's -diff_base (negative values)" \

@@ -198,6 +198,12 @@ static void put_types(const struct rsample *s, const int64_t *vals,
 		pprof_free(pp);
 		return;
 	}
+	/* two inputs' headers: the first type, the largest period, the
+	 * earliest time but 0, the durations summed */
+	CHECK(pprof_add_header(pp, "space", "bytes", 512, 2000, 30) == 0 &&
+	      pprof_add_header(pp, "cpu", "nanoseconds", 4096, 0, 12) == 0 &&
+	      pprof_add_header(pp, NULL, NULL, 1, 1000, 0) == 0,
+	      "pprof_add_header");
 	for (i = 0; i < n; i++)
 		CHECK(pprof_add_values(pp, &s[i], &vals[3 * i]) == 0,
 		      "pprof_add_values %u", i);
@@ -244,6 +250,12 @@ static void test_pprof_types(void)
 	      "types: the three types and units, in order");
 	CHECK(info->default_type && !strcmp(info->default_type, "inuse"),
 	      "types: the default");
+	CHECK(info->period_type[0] && !strcmp(info->period_type[0], "space") &&
+	      info->period_type[1] && !strcmp(info->period_type[1], "bytes"),
+	      "types: the first period type");
+	CHECK(info->period == 4096 && info->time_nanos == 1000 &&
+	      info->duration_nanos == 42,
+	      "types: the largest period, earliest time, durations summed");
 	if (CHECK(profile_next(p, &s) == 1, "types: a sample whose chosen "
 		  "value is 0 comes with all_types"))
 		CHECK(s->tid == 6 && info->values[0] == 10 &&
