@@ -67,6 +67,20 @@ static void uw_trace_rules(struct unwinder *u, const struct cfi_row *row)
 	uw_trace(u, "  rules:%s", line);
 }
 
+/*
+ * A frame's module address and CFI row by the module and file offset of
+ * its pc (both fixed once the module is loaded): the same code addresses
+ * come back sample after sample, and this spares their lookups.
+ */
+#define UW_PC_SLOTS 1024u
+
+struct uw_pc_slot {
+	const struct module *mod;      /* NULL: empty */
+	uint64_t off;
+	uint64_t rel;
+	const struct cfi_row *row;
+};
+
 int unwinder_init(struct unwinder *u, const struct regs_arch *arch,
 		  struct modcache *mc, const struct unwind_opts *opts)
 {
@@ -78,13 +92,16 @@ int unwinder_init(struct unwinder *u, const struct regs_arch *arch,
 	if (!u->opts.max_frames)
 		u->opts.max_frames = UNWIND_MAX_FRAMES_DEFAULT;
 	u->frames = mem_zalloc(u->opts.max_frames, sizeof(*u->frames));
-	return u->frames ? 0 : -1;
+	u->pcs = mem_zalloc(UW_PC_SLOTS, sizeof(*u->pcs));
+	return u->frames && u->pcs ? 0 : -1;
 }
 
 void unwinder_release(struct unwinder *u)
 {
 	free(u->frames);
+	free(u->pcs);
 	u->frames = NULL;
+	u->pcs = NULL;
 }
 
 /* What a walk may read: the stack copy, then module files. */
@@ -487,6 +504,47 @@ static void uw_locate_in(struct unwinder *u, const struct aspace_map *map,
 	f->mod = map->mod;
 }
 
+/*
+ * uw_locate_in(), then the frame's CFI row (NULL: none), remembered by
+ * module and file offset for a frame in its mapping's module.
+ */
+static const struct cfi_row *uw_locate_row(struct unwinder *u,
+					   const struct aspace_map *map,
+					   struct unwind_frame *f, uint64_t pc,
+					   uint64_t lookup_pc)
+{
+	const struct cfi_row *row;
+	struct uw_pc_slot *s;
+	uint64_t off;
+
+	if (!map || map->mod->status == MODULE_NO_FILE) {
+		uw_locate_in(u, map, f, pc, lookup_pc);
+		return f->mod ? cfi_find(f->mod, u->arch, f->rel) : NULL;
+	}
+	off = lookup_pc - map->start + map->pgoff;
+	s = &u->pcs[(size_t)(((off ^ (uintptr_t)map->mod) *
+			      0x9e3779b97f4a7c15ULL) >> 54) %
+		    UW_PC_SLOTS];
+	if (s->mod == map->mod && s->off == off) {
+		f->pc = pc;
+		f->addr = lookup_pc;
+		f->mod = map->mod;
+		f->map_mod = map->mod;
+		f->map_path = map->mod->path;
+		f->rel = s->rel;
+		return s->row;
+	}
+	uw_locate_in(u, map, f, pc, lookup_pc);
+	row = f->mod ? cfi_find(f->mod, u->arch, f->rel) : NULL;
+	if (f->mod == map->mod) {
+		s->mod = map->mod;
+		s->off = off;
+		s->rel = f->rel;
+		s->row = row;
+	}
+	return row;
+}
+
 /* Whether frame f is in JIT code: anonymous executable memory. */
 static bool uw_is_jit_code(const struct unwind_frame *f)
 {
@@ -735,12 +793,10 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 		const struct cfi_row *row = NULL;
 		enum end_reason why;
 
-		uw_locate_in(u, map, f, pc, activation ? pc : pc - 1);
+		row = uw_locate_row(u, map, f, pc, activation ? pc : pc - 1);
 		f->sp = sp;
 		f->origin = nr == 0 ? FRAME_SAMPLE : f->origin;
 		nr++;
-		if (f->mod)
-			row = cfi_find(f->mod, a, f->rel);
 		if (!row && f->mod && nr == 1)
 			row = uw_after_syscall_row(u, f->mod, f->rel);
 		/*

@@ -53,6 +53,8 @@ typedef void (*unwind_trace_fn)(void *ctx, const char *line);
 /* A module with CFI for JIT code at addr (outside any file), or NULL. */
 typedef struct module *(*unwind_jit_fn)(void *ctx, uint64_t addr);
 
+struct uw_pc_slot;
+
 struct unwinder {
 	const struct regs_arch *arch;
 	unwind_trace_fn trace;
@@ -62,6 +64,8 @@ struct unwinder {
 	struct modcache *mc;
 	struct unwind_opts opts;
 	struct unwind_frame *frames;   /* scratch, max_frames entries */
+	struct uw_pc_slot *pcs;        /* what a module's code address
+					* gave (unwind.c), owned */
 	/* counts over all walks */
 	uint64_t cfi_rows_bad;         /* rows we could not evaluate */
 	uint64_t fp_steps, fp_rejected;
