@@ -38,6 +38,19 @@ static void resolve_loaded(void *ctx, const struct module *m)
 	warmup_dwarf(r->opts.warmup, m->debug_file ? m->debug_file : m->file);
 }
 
+/*
+ * A frame's symbol location by its module and address (fixed for the
+ * symbolizer's life): symbolize_user()'s answer, remembered in front of
+ * the module's cache, which costs a hash lookup more.
+ */
+#define RESOLVE_LOC_SLOTS 4096u
+
+struct resolve_loc_slot {
+	const struct module *mod;      /* NULL: empty */
+	uint64_t rel;
+	const struct sym_loc *loc;
+};
+
 int resolve_init(struct resolve *r, const struct resolve_opts *opts,
 		 enum event_arch arch, struct err *err)
 {
@@ -79,6 +92,9 @@ int resolve_init(struct resolve *r, const struct resolve_opts *opts,
 	r->sf2 = mem_zalloc(r->uw.opts.max_frames * 2, sizeof(*r->sf2));
 	if (!r->sf || !r->sf2)
 		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "stitching");
+	r->locs = mem_zalloc(RESOLVE_LOC_SLOTS, sizeof(*r->locs));
+	if (!r->locs)
+		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "symbols");
 	if (!r->opts.no_stitch) {
 		struct stitch_opts so = r->opts.stitch;
 
@@ -99,6 +115,8 @@ int resolve_init(struct resolve *r, const struct resolve_opts *opts,
 void resolve_release(struct resolve *r)
 {
 	unwinder_release(&r->uw);
+	free(r->locs);
+	r->locs = NULL;
 	symbolizer_release(&r->sym);
 	aspace_release(&r->as);
 	stitcher_free(r->st);
@@ -383,7 +401,8 @@ static const struct sym_loc *resolve_frame_loc(struct resolve *r,
 					       const struct event *ev,
 					       const struct stitch_frame *f)
 {
-	const struct sym_loc *jl;
+	const struct sym_loc *jl, *l;
+	struct resolve_loc_slot *s;
 
 	if (!f->mod || f->mod->is_jit) {
 		jl = resolve_jit(r, ev->pid, f->addr, ev->time);
@@ -392,7 +411,20 @@ static const struct sym_loc *resolve_frame_loc(struct resolve *r,
 	}
 	if (!f->map_path)
 		return symbolize_unmapped(&r->sym);
-	return symbolize_user(&r->sym, f->mod, f->map_path, f->rel);
+	if (!f->mod)
+		return symbolize_user(&r->sym, f->mod, f->map_path, f->rel);
+	s = &r->locs[(size_t)(((f->rel ^ (uintptr_t)f->mod) *
+			       0x9e3779b97f4a7c15ULL) >> 52) %
+		     RESOLVE_LOC_SLOTS];
+	if (s->mod != f->mod || s->rel != f->rel) {
+		l = symbolize_user(&r->sym, f->mod, f->map_path, f->rel);
+		if (!l)
+			return NULL;
+		s->mod = f->mod;
+		s->rel = f->rel;
+		s->loc = l;
+	}
+	return s->loc;
 }
 
 static void resolve_copy_frames(const struct unwind_result *ur,

@@ -93,6 +93,8 @@ enum resolve_pass {
 	RESOLVE_RETRY,
 };
 
+struct resolve_loc_slot;
+
 struct resolve {
 	struct resolve_opts opts;
 	const struct regs_arch *arch;
@@ -101,6 +103,9 @@ struct resolve {
 	struct aspace as;
 	struct symbolizer sym;
 	struct unwinder uw;
+	struct resolve_loc_slot *locs; /* symbol locations by module and
+				  * address, in front of the modules'
+				  * caches (resolve.c), owned */
 	struct stitcher *st;     /* NULL when stitching is off */
 	struct jit_index jit;
 	struct symbundle bundle; /* names the capture carries (sysprof's
