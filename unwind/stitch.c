@@ -11,6 +11,7 @@
  * the largest leaf sp seen after a node was last observed, found by
  * binary search.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -634,9 +635,9 @@ static int st_learn(struct stitcher *st, struct st_thread *t, uint32_t seq,
 static bool st_frame_eq(const struct stitch_frame *a,
 			const struct stitch_frame *b)
 {
-	return a->pc == b->pc && a->sp == b->sp && a->addr == b->addr &&
-	       a->mod == b->mod && a->map_path == b->map_path &&
-	       a->rel == b->rel && a->jit == b->jit;
+	/* pc to rel: six words without padding, compared as one block */
+	return !memcmp(a, b, offsetof(struct stitch_frame, jit)) &&
+	       a->jit == b->jit;
 }
 
 /* Learns t's buffered walks, in order, and drops the buffer. */
