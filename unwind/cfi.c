@@ -621,9 +621,10 @@ static enum cfi_eval_rc cfi_rule_value(const struct cfi_rule *r,
 	}
 }
 
-enum cfi_step cfi_apply(const struct regs_arch *a, const struct cfi_row *row,
-			const struct regs *in, struct regs *out, uint64_t *cfa,
-			const struct cfi_mem *mem, uint64_t *fail_addr)
+enum cfi_step cfi_apply_row(const struct regs_arch *a,
+			    const struct cfi_row *row, const struct regs *in,
+			    struct regs *out, uint64_t *cfa,
+			    const struct cfi_mem *mem, uint64_t *fail_addr)
 {
 	bool ra_set = false;
 	enum cfi_eval_rc rc;
@@ -644,26 +645,6 @@ enum cfi_step cfi_apply(const struct regs_arch *a, const struct cfi_row *row,
 	/* Registers the row does not mention keep their values. */
 	regs_copy(out, in);
 	out->valid &= ~((1ull << a->pc) | row->undef_mask);
-	if (row->offsets_only && row->ra_live &&
-	    *cfa + (uint64_t)row->off_lo >= mem->lo &&
-	    *cfa + (uint64_t)row->off_hi <= mem->hi &&
-	    *cfa + (uint64_t)row->off_lo < *cfa + (uint64_t)row->off_hi) {
-		/* every word in the copy: no read can fail */
-		const uint8_t *at = mem->stack + (*cfa - mem->lo);
-
-		for (i = 0; i < row->nr_live; i++) {
-			const struct cfi_rule *r = &row->live[i];
-
-			if (r->kind == CFI_OFFSET)
-				memcpy(&out->r[r->reg], at + r->off, 8);
-			else
-				out->r[r->reg] = *cfa + (uint64_t)r->off;
-		}
-		out->valid |= row->live_mask;
-		regs_set(out, a->sp, *cfa);
-		regs_set(out, a->pc, regs_strip_ra(a, out->r[row->ra]));
-		return CFI_STEP_OK;
-	}
 	for (i = 0; i < row->nr_live; i++) {
 		const struct cfi_rule *r = &row->live[i];
 		uint64_t v, fa = 0;

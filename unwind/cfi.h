@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "unwind/regs.h"
 
@@ -104,9 +105,52 @@ const struct cfi_row *cfi_find(struct module *m, const struct regs_arch *a,
  * (aarch64's x30) and the row keeps its value, its value in "in" is the
  * return address.
  */
-enum cfi_step cfi_apply(const struct regs_arch *a, const struct cfi_row *row,
-			const struct regs *in, struct regs *out, uint64_t *cfa,
-			const struct cfi_mem *mem, uint64_t *fail_addr);
+enum cfi_step cfi_apply_row(const struct regs_arch *a,
+			    const struct cfi_row *row, const struct regs *in,
+			    struct regs *out, uint64_t *cfa,
+			    const struct cfi_mem *mem, uint64_t *fail_addr);
+
+/*
+ * cfi_apply_row(), with the usual case inline: a row of register saves
+ * (offsets_only, the RA among them) whose saved words all lie in the
+ * stack copy, applied without a call or a rule-by-rule switch.
+ */
+static inline enum cfi_step cfi_apply(const struct regs_arch *a,
+				      const struct cfi_row *row,
+				      const struct regs *in, struct regs *out,
+				      uint64_t *cfa, const struct cfi_mem *mem,
+				      uint64_t *fail_addr)
+{
+	uint64_t c, lo, hi;
+	const uint8_t *at;
+	unsigned i;
+
+	if (!row->offsets_only || !row->ra_live || row->cfa_expr ||
+	    row->ra_undef || !regs_has(in, row->cfa_reg))
+		return cfi_apply_row(a, row, in, out, cfa, mem, fail_addr);
+	c = in->r[row->cfa_reg] + (uint64_t)row->cfa_off;
+	lo = c + (uint64_t)row->off_lo;
+	hi = c + (uint64_t)row->off_hi;
+	if (lo < mem->lo || hi > mem->hi || lo >= hi)
+		return cfi_apply_row(a, row, in, out, cfa, mem, fail_addr);
+	*cfa = c;
+	/* registers the row does not mention keep their values */
+	regs_copy(out, in);
+	out->valid &= ~((1ull << a->pc) | row->undef_mask);
+	at = mem->stack + (c - mem->lo);
+	for (i = 0; i < row->nr_live; i++) {
+		const struct cfi_rule *r = &row->live[i];
+
+		if (r->kind == CFI_OFFSET)
+			memcpy(&out->r[r->reg], at + r->off, 8);
+		else
+			out->r[r->reg] = c + (uint64_t)r->off;
+	}
+	out->valid |= row->live_mask;
+	regs_set(out, a->sp, c);
+	regs_set(out, a->pc, regs_strip_ra(a, out->r[row->ra]));
+	return CFI_STEP_OK;
+}
 
 void cfi_cache_free(struct cfi_cache *c);
 
