@@ -113,13 +113,13 @@ enum cfi_step cfi_apply_row(const struct regs_arch *a,
 /*
  * cfi_apply_row(), with the usual case inline: a row of register saves
  * (offsets_only, the RA among them) whose saved words all lie in the
- * stack copy, applied without a call or a rule-by-rule switch.
+ * stack copy, applied without a call or a rule-by-rule switch (always
+ * inlined: gcc would not, for its two callers).
  */
-static inline enum cfi_step cfi_apply(const struct regs_arch *a,
-				      const struct cfi_row *row,
-				      const struct regs *in, struct regs *out,
-				      uint64_t *cfa, const struct cfi_mem *mem,
-				      uint64_t *fail_addr)
+static inline __attribute__((always_inline)) enum cfi_step
+cfi_apply(const struct regs_arch *a, const struct cfi_row *row,
+	  const struct regs *in, struct regs *out, uint64_t *cfa,
+	  const struct cfi_mem *mem, uint64_t *fail_addr)
 {
 	uint64_t c, lo, hi;
 	const uint8_t *at;
