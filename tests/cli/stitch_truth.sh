@@ -196,11 +196,12 @@ for w in "${workloads[@]}"; do
 		if [ "$w" = jsrec ]; then
 			# node's interpreter trampolines are called from many
 			# places at the same depth (the caller varies beyond
-			# the depth), and JIT code changes under its address:
-			# restack takes their callers only from the sample's
-			# own activation, the ceiling from any sample, which
-			# some recordings reward (8 to 27 points) and the
-			# trees workload punishes
+			# the depth), and JIT code changes under its address
+			# and inlines its callers: restack takes a JIT frame's
+			# caller only from the sample that showed the link
+			# from the frame inside, the ceiling from any sample,
+			# which some recordings reward (8 to 27 points) and
+			# the trees workload punishes
 			skip "$w $b: exact $ex% within 2 points of the ceiling $ce%" \
 				"interpreter and JIT frames, see the comment"
 		elif ge "$ex" "$(awk -v c="$ce" 'BEGIN { print c - 2 }')"; then
