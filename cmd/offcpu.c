@@ -17,6 +17,7 @@
 /* perf's record types and misc bit for --switch-events */
 #define PROFILE_REC_SWITCH 14u
 #define PROFILE_REC_SWITCH_CPU_WIDE 15u
+#define PROFILE_REC_THROTTLE 5u     /* PERF_RECORD_THROTTLE */
 #define PROFILE_MISC_SWITCH_OUT 0x2000u
 
 struct offcpu_thread {
@@ -66,6 +67,8 @@ struct offcpu {
 	uint64_t switches;           /* sched_switch samples */
 	uint64_t switch_recs;        /* PERF_RECORD_SWITCH records */
 	uint64_t lost;               /* records and samples perf lost */
+	uint64_t throttled;          /* times perf stopped sampling for a
+				      * while (THROTTLE records) */
 	uint64_t undecoded;          /* ... whose fields could not be read */
 	uint64_t on_samples;         /* on-CPU samples (wall) */
 	const char *on_event;        /* their event */
@@ -382,6 +385,8 @@ int offcpu_record(void *ctx, const struct perfdata_info *in UNUSED,
 	p->have_last = false;
 	if (ev->type == EVENT_LOST)
 		p->lost += ev->lost.lost;
+	if (ev->type == EVENT_OTHER && ev->rec_type == PROFILE_REC_THROTTLE)
+		p->throttled++;
 	if (ev->type == EVENT_EXIT && time == EVENT_NO_TIME)
 		time = ev->fork.time;
 	if (time == EVENT_NO_TIME || ev->tid <= 0)
@@ -514,6 +519,12 @@ static int offcpu_end(struct offcpu *p)
 			  "intervals may be missing or too long (a larger "
 			  "perf record -m helps)", path,
 			  (unsigned long long)p->lost);
+	if (p->throttled && !p->opts->quiet)
+		cmd_error("warning: %s: perf throttled sampling %llu times "
+			  "(more samples than kernel.perf_event_max_sample_rate "
+			  "allows): on-CPU time it did not sample is missing (a "
+			  "lower perf record -F helps)", path,
+			  (unsigned long long)p->throttled);
 	if (p->undecoded && !p->opts->quiet)
 		cmd_error("warning: %s: %llu %s samples without readable "
 			  "fields left out", path,

@@ -397,6 +397,8 @@ static int pd_decode_sample(struct perfdata_reader *r,
 	}
 	if (st & PD_SAMPLE_PERIOD)
 		s->period = cur_u64(c);
+	else if (!a->freq)
+		s->period = a->sample_period;   /* fixed (-c): as perf says */
 	if ((st & PD_SAMPLE_READ) && pd_read_read_values(r, c, a, s) < 0)
 		return -1;
 	if (st & PD_SAMPLE_CALLCHAIN) {

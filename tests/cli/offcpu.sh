@@ -51,6 +51,23 @@ is "$got" "$(( ${want% *} + clock ))" "fixture: wall = off-CPU + cpu-clock perio
 check "fixture: a note that switch records would end intervals sooner" \
 	grep -q 'no switch records (perf record --switch-events)' "$T/fx.err"
 
+# A capture whose sampling perf throttled (testdata/README.md): a warning
+# that on-CPU time is missing; its fixed periods (-c, no PERIOD in the
+# samples) weigh as perf script shows them.
+th=$TESTDATA/perf/throttled.data
+"$RESTACK" convert --profile wall "$th" -o "$T/th.folded" 2>"$T/th.err"
+is "$?" 0 "throttled: --profile wall converts"
+check "throttled: a warning with the number of THROTTLE records" \
+	grep -q 'perf throttled sampling 24 times' "$T/th.err"
+is "$("$RESTACK" convert -q --to script "$th" -o - |
+	awk '$5 == "cpu-clock:" { n++; if ($4 != "100000") bad++ }
+	     END { print n + 0, bad + 0 }')" "98 0" \
+	"fixed periods: every cpu-clock sample weighs the attribute's 100000 ns"
+is "$(awk '{ t += $NF } END { printf "%.0f", t }' "$T/th.folded")" \
+	"$(( $("$RESTACK" convert -q --profile offcpu --to script "$th" -o - |
+		awk '$6 == "offcpu:" { t += $5 } END { printf "%.0f", t }') + \
+	     98 * 100000 ))" "fixed periods: wall = off-CPU + 98 periods"
+
 need_perf
 cc=$(command -v cc || command -v gcc) || skip_all "no C compiler"
 record -e sched:sched_switch -o "$T/probe.data" -- true >/dev/null 2>&1 ||
@@ -61,16 +78,20 @@ record -e sched:sched_switch -o "$T/probe.data" -- true >/dev/null 2>&1 ||
 # The README's line.
 line="-e cpu-clock -e sched:sched_switch --switch-events --call-graph dwarf"
 # A capture that lost records (perf's ring full: a busy machine) misses
-# intervals: recorded again with a larger ring (-m), three times at most.
+# intervals, one whose sampling perf throttled (interrupts too slow on a
+# busy machine) misses on-CPU time: recorded again (with a larger ring,
+# -m), three times at most.
 ring=
 for try in 1 2 3 4; do
 	[ $try = 4 ] && skip_all "perf lost records in 3 recordings (a busy machine)"
 	# shellcheck disable=SC2086
 	record $line $ring -o "$T/off.data" -- "$T/offcpu" "$T/threads.txt" \
 		>/dev/null || skip_all "perf record failed"
-	lost=$("$RESTACK" info "$T/off.data" | awk '$1 == "lost" { print $2 + $4 }')
+	lost=$("$RESTACK" info "$T/off.data" |
+		awk '$1 == "lost" { n += $2 + $4 } $1 == "THROTTLE" { n += $2 }
+		     END { print n + 0 }')
 	[ "$lost" = 0 ] && break
-	echo "# try $try: the capture lost $lost records and samples"
+	echo "# try $try: the capture lost $lost records and samples, or perf throttled sampling"
 	ring="-m 16M"
 done
 
