@@ -1009,6 +1009,16 @@ static int run_begin_pass(struct run *run, enum resolve_pass pass)
 	return 0;
 }
 
+/* A RETRY pass's reader filter: the samples the FIRST pass deferred. */
+static enum sample_verdict run_retry_keeps(void *ctx,
+					   const struct sample_key *k)
+{
+	const struct run *run = ctx;
+
+	return resolve_deferred_at(&run->res, k->order) ? SAMPLE_KEEP :
+							   SAMPLE_DROP;
+}
+
 /*
  * A further pass over a regular file, with its own reader: a PRESCAN
  * (fn NULL) or a RETRY.  Returns 0, or -1 after printing the error.
@@ -1031,6 +1041,14 @@ static int run_extra_pass(struct run *run, enum resolve_pass pass,
 	 * comes as records), for run->first_pass */
 	run->first_pass = pass;
 	rc = run->res_ready ? run_begin_pass(run, pass) : 0;
+	if (rc == 0 && pass == RESOLVE_RETRY && !run->pool &&
+	    source_perfdata(rd)) {
+		/* the reader skips the other samples undecoded */
+		source_set_sample_filter(rd, run_retry_keeps, run,
+					 SAMPLE_FILTER_DELIVERED);
+		resolve_retry_by_order(&run->res);
+		run->stop_after = resolve_nr_deferred(&run->res);
+	}
 	if (rc == 0)
 		rc = run_pass(run, rd, fn, ctx);
 	source_close(rd);

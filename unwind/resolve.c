@@ -146,6 +146,7 @@ void resolve_begin_pass(struct resolve *r, enum resolve_pass pass)
 	hashmap_release(&r->tseqs);
 	r->seq = 0;
 	r->next_deferred = 0;
+	r->retry_by_order = false;
 	r->pass = pass;
 	/*
 	 * A pass that another follows learns a thread's walks only once it
@@ -533,14 +534,39 @@ static void resolve_count_modules(const struct unwind_result *ur)
 		ur->end_mod->no_cfi++;
 }
 
-/* Remembers sample r->seq for the RETRY pass. */
-static int resolve_defer(struct resolve *r)
+/* Remembers sample r->seq, delivered at order, for the RETRY pass. */
+static int resolve_defer(struct resolve *r, uint64_t order)
 {
+	struct resolve_deferred *d;
+
 	if (mem_grow(&r->deferred, &r->alloc_deferred, sizeof(*r->deferred),
 		     r->nr_deferred + 1) < 0)
 		return -1;
-	r->deferred[r->nr_deferred++] = r->seq;
+	d = &r->deferred[r->nr_deferred++];
+	d->order = order;
+	d->seq = r->seq;
+	d->tseq = r->tseq;
 	return 0;
+}
+
+bool resolve_deferred_at(const struct resolve *r, uint64_t order)
+{
+	size_t lo = 0, hi = r->nr_deferred;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->deferred[mid].order < order)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nr_deferred && r->deferred[lo].order == order;
+}
+
+void resolve_retry_by_order(struct resolve *r)
+{
+	r->retry_by_order = true;
 }
 
 /*
@@ -579,7 +605,7 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 		 */
 		if (r->pass == RESOLVE_FIRST) {
 			*deferred = true;
-			if (resolve_defer(r) < 0)
+			if (resolve_defer(r, ev->order) < 0)
 				return -1;
 			return stitcher_observe(r->st, key, r->tseq, r->sf,
 						ur.nr, ur.end);
@@ -644,14 +670,26 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 	uint32_t nr = 0, i;
 	int n;
 
-	r->seq++;
-	if (resolve_count_thread(r, ev->tid) < 0)
-		return -1;
-	if (r->pass == RESOLVE_RETRY) {
+	if (r->pass == RESOLVE_RETRY && r->retry_by_order) {
+		/* the deferred samples alone, with their numbers */
+		const struct resolve_deferred *d;
+
 		if (r->next_deferred >= r->nr_deferred ||
-		    r->deferred[r->next_deferred] != r->seq)
+		    r->deferred[r->next_deferred].order != ev->order)
 			return 0;
-		r->next_deferred++;
+		d = &r->deferred[r->next_deferred++];
+		r->seq = d->seq;
+		r->tseq = d->tseq;
+	} else {
+		r->seq++;
+		if (resolve_count_thread(r, ev->tid) < 0)
+			return -1;
+		if (r->pass == RESOLVE_RETRY) {
+			if (r->next_deferred >= r->nr_deferred ||
+			    r->deferred[r->next_deferred].seq != r->seq)
+				return 0;
+			r->next_deferred++;
+		}
 	}
 	t = aspace_thread(&r->as, ev->pid, ev->tid);
 	maps = aspace_proc_maps(&r->as, ev->pid);

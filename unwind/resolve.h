@@ -95,6 +95,12 @@ enum resolve_pass {
 
 struct resolve_loc_slot;
 
+/* A sample the FIRST pass left for the RETRY pass. */
+struct resolve_deferred {
+	uint64_t order;          /* event.order */
+	uint32_t seq, tseq;      /* its numbers in the FIRST pass */
+};
+
 struct resolve {
 	struct resolve_opts opts;
 	const struct regs_arch *arch;
@@ -118,8 +124,10 @@ struct resolve {
 				  * same in every pass and for every -j */
 	uint32_t seq;            /* samples so far in this pass */
 	enum resolve_pass pass;
-	uint32_t *deferred;      /* RESOLVE_FIRST: seqs left for the retry */
+	struct resolve_deferred *deferred; /* RESOLVE_FIRST: the samples
+				  * left for the retry, in order */
 	size_t nr_deferred, alloc_deferred, next_deferred;
+	bool retry_by_order;     /* RETRY: resolve_retry_by_order() */
 	struct rframe *frames;   /* output scratch */
 	size_t alloc_frames;
 	struct stitch_frame *sf, *sf2; /* scratch for stitching */
@@ -171,7 +179,22 @@ static inline size_t resolve_nr_deferred(const struct resolve *r)
  */
 static inline uint64_t resolve_last_deferred(const struct resolve *r)
 {
-	return r->nr_deferred ? r->deferred[r->nr_deferred - 1] : 0;
+	return r->nr_deferred ? r->deferred[r->nr_deferred - 1].seq : 0;
 }
+
+/*
+ * Whether the sample delivered at order (event.order) was deferred: for a
+ * reader's sample filter in the RETRY pass, whose reader then delivers
+ * those samples alone (same orders as in the FIRST pass).
+ */
+bool resolve_deferred_at(const struct resolve *r, uint64_t order);
+
+/*
+ * The RETRY pass is given the deferred samples alone (resolve_deferred_at()
+ * as the reader's filter): each is known by its order and gets the
+ * numbers it had in the FIRST pass, other samples are not counted.  Call
+ * after resolve_begin_pass(RESOLVE_RETRY).
+ */
+void resolve_retry_by_order(struct resolve *r);
 
 #endif
