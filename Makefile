@@ -50,7 +50,7 @@ UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/s
 	unwind/symbolize.c unwind/aspace.c unwind/unwind.c unwind/resolve.c unwind/stitch.c \
 	unwind/jit.c unwind/symbundle.c unwind/x86insn.c unwind/a64insn.c unwind/apk.c unwind/ehhdr.c unwind/ehframe.c unwind/pool.c unwind/shards.c unwind/dwimage.c unwind/dwcache.c \
 	unwind/locate.c unwind/dbgd.c unwind/perfarchive.c unwind/modinfo.c \
-	unwind/gopclntab.c unwind/warmup.c
+	unwind/gopclntab.c unwind/warmup.c unwind/modload.c
 CMD_SRC = cmd/main.c cmd/info.c cmd/dump.c cmd/util.c cmd/run.c cmd/run_shard.c \
 	cmd/lookup.c cmd/outfile.c \
 	cmd/convert.c cmd/offcpu.c cmd/stats.c cmd/symbolize.c cmd/report.c \
@@ -158,16 +158,18 @@ check-asan: test-deps
 	$(Q)$(MAKE) --no-print-directory BUILD=build-asan \
 		SANITIZE=address,undefined CFLAGS="-O1 -g" check-run
 
-# The tests that run worker threads, and the debuginfod lookups (helper
-# processes, a poll loop, signals), under ThreadSanitizer (gcc's).
+# The tests that run worker threads and module loaders, and the debuginfod
+# lookups (helper processes, a poll loop, signals), under ThreadSanitizer
+# (gcc's).
 check-tsan: test-deps
 	$(Q)$(MAKE) --no-print-directory config.mak
 	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan SANITIZE=thread \
 		CFLAGS="-O1 -g" build-tsan/$(PROG) build-tsan/tests/test_dbgd \
-		build-tsan/tests/test_shards
+		build-tsan/tests/test_shards build-tsan/tests/test_modload
 	$(Q)BUILD=build-tsan RESTACK=build-tsan/$(PROG) \
 		TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
-		tests/run.sh cli/jobs test_dbgd test_shards cli/locate
+		tests/run.sh cli/jobs test_dbgd test_shards cli/locate \
+		test_modload cli/stream_modload
 
 # Includes flow one way: common <- formats <- unwind <- cmd.
 check-includes:

@@ -20,6 +20,7 @@
 #include "unwind/dwcache.h"
 #include "unwind/locate.h"
 #include "unwind/modinfo.h"
+#include "unwind/modload.h"
 #include "unwind/module.h"
 #include "unwind/warmup.h"
 
@@ -559,6 +560,55 @@ static struct modcache *run_modcache(struct run *run, unsigned index)
  * Sets up the resolver of worker index (0: the first, or the only one)
  * with the options run_init_resolver() worked out.
  */
+static bool run_backlogged(void *ctx)
+{
+	return source_backlogged(ctx);
+}
+
+/*
+ * A sysprof stream's writer is not kept waiting for a module that is slow
+ * to load (unwind/modload.h): it loads on a thread of its own, and the
+ * samples that need it wait while the read-ahead queue has room.  A
+ * loader per worker, each worker's modules being its own.
+ */
+static int run_start_loader(struct run *run, unsigned index,
+			    struct resolve *r, struct err *err)
+{
+	const struct modload_opts lo = {
+		.full = run_backlogged,
+		.ctx = run->rd,
+		.inline_names = !run->opts->no_inline,
+		.threads = run->jobs > 1 ? 1 : 0,
+	};
+
+	if (index >= POOL_MAX_WORKERS || !source_reads_ahead(run->rd))
+		return 0;
+	run->loaders[index] = modload_start(r->mc, &lo, err);
+	return run->loaders[index] ? 0 : -1;
+}
+
+/* Every module loaded; says how many samples did not wait for one. */
+static void run_stop_loaders(struct run *run)
+{
+	uint64_t n = 0;
+	unsigned i;
+
+	for (i = 0; i < POOL_MAX_WORKERS; i++) {
+		if (!run->loaders[i])
+			continue;
+		n += modload_missed(run->loaders[i]);
+		modload_stop(run->loaders[i]);
+		run->loaders[i] = NULL;
+	}
+	if (n && !run->opts->quiet)
+		cmd_error("warning: %s: %llu samples went on while a module "
+			  "they needed was still loading (the stream's "
+			  "read-ahead queue was full): its frames are not "
+			  "named, a walk that needed its CFI ends as "
+			  "[truncated: module loading]",
+			  run->path, (unsigned long long)n);
+}
+
 int run_setup_resolver(void *ctx, unsigned index, struct resolve *r,
 		       struct err *err)
 {
@@ -582,7 +632,7 @@ int run_setup_resolver(void *ctx, unsigned index, struct resolve *r,
 	}
 	if (run->opts->trace)
 		r->uw.trace = run_trace;
-	return 0;
+	return run_start_loader(run, index, r, err);
 }
 
 /*
@@ -1286,6 +1336,7 @@ int run_capture(struct run *run, const struct run_opts *opts,
 		return -1;
 	run->stop_after = 0;
 done:
+	run_stop_loaders(run);
 	/* what it did shows in the reports (the cache's counts) */
 	warmup_stop(run->warmup);
 	run->warmup = NULL;
@@ -1334,6 +1385,9 @@ unsigned run_module_build_id(const struct run *run, const char *path,
 	if (!run->res_ready)
 		return 0;
 	for (m = run->res.mc->all; m; m = m->next) {
+		/* one loading may learn its id on the loader's thread */
+		if (m->status == MODULE_LOADING)
+			continue;
 		if (m->build_id_size && !strcmp(m->path, path)) {
 			memcpy(bid, m->build_id, m->build_id_size);
 			return m->build_id_size;
@@ -1344,6 +1398,7 @@ unsigned run_module_build_id(const struct run *run, const char *path,
 
 void run_free(struct run *run)
 {
+	run_stop_loaders(run);          /* before what they work on goes */
 	if (run->pool)
 		pool_finish(run->pool, NULL);
 	warmup_stop(run->warmup);       /* before what it works on goes */

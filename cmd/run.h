@@ -25,6 +25,7 @@
 struct rsample;
 struct event;
 struct run_shard;
+struct modload;
 
 /*
  * Optional, for writers that carry the input's records over (perf.data,
@@ -174,6 +175,10 @@ struct run {
 	struct warmup *warmup;           /* the thread that reads kernel
 					  * symbols and decompresses DWARF
 					  * ahead, or NULL (unwind/warmup.h) */
+	struct modload *loaders[POOL_MAX_WORKERS]; /* a sysprof stream's
+					  * modules are loaded on threads of
+					  * their own (unwind/modload.h), a
+					  * loader per worker, or none */
 	const char *home_debug;          /* ~/.debug when used */
 	char home_buf[4096];
 	char capture_dir[4096];          /* where JIT files may sit too */

@@ -32,6 +32,12 @@ static void readahead_end(struct readahead *ra, long long got,
 	pthread_mutex_unlock(&ra->lock);
 }
 
+/* No room for another chunk (one always fits); called with the lock. */
+static bool readahead_full_locked(const struct readahead *ra)
+{
+	return ra->chunks && (ra->chunks + 1) * RA_CHUNK > ra->cap;
+}
+
 static void *readahead_main(void *arg)
 {
 	struct readahead *ra = arg;
@@ -44,8 +50,7 @@ static void *readahead_main(void *arg)
 
 		pthread_mutex_lock(&ra->lock);
 		/* a chunk counts whole, however little a read put in it */
-		while (!ra->stop && (ra->chunks + 1) * RA_CHUNK > ra->cap &&
-		       ra->chunks)
+		while (!ra->stop && readahead_full_locked(ra))
 			pthread_cond_wait(&ra->room, &ra->lock);
 		stop = ra->stop;
 		pthread_mutex_unlock(&ra->lock);
@@ -181,6 +186,18 @@ long long readahead_read(struct readahead *ra, void *buf, size_t len,
 	pthread_cond_signal(&ra->room);
 	pthread_mutex_unlock(&ra->lock);
 	return done ? (long long)done : failed ? -1 : 0;
+}
+
+bool readahead_full(struct readahead *ra)
+{
+	bool full;
+
+	if (!ra->started)
+		return false;
+	pthread_mutex_lock(&ra->lock);
+	full = !ra->eof && !ra->failed && readahead_full_locked(ra);
+	pthread_mutex_unlock(&ra->lock);
+	return full;
 }
 
 void readahead_stop(struct readahead *ra)

@@ -53,6 +53,13 @@ int readahead_start(struct readahead *ra, struct input *in, size_t cap,
 long long readahead_read(struct readahead *ra, void *buf, size_t len,
 			 int timeout_ms, struct err *err);
 
+/*
+ * Whether the queue is full: the thread waits for room, and the writer
+ * waits once the pipe's own buffer is full too (at the end of the stream,
+ * never).
+ */
+bool readahead_full(struct readahead *ra);
+
 /* Stops the thread and frees the queue; a never started one is fine. */
 void readahead_stop(struct readahead *ra);
 

@@ -40,6 +40,7 @@ const char *end_reason_name(enum end_reason r)
 		[END_NO_COPY] = "stack not copied",
 		[END_AMBIGUOUS] = "ambiguous caller",
 		[END_STACK_SWITCH] = "stack switch",
+		[END_MODULE_LOADING] = "module loading",
 	};
 
 	return (unsigned)r < ARRAY_SIZE(names) ? names[r] : "?";
@@ -59,6 +60,7 @@ const char *rsample_marker(const struct rsample *s)
 		[END_NO_COPY] = "[truncated: stack not copied]",
 		[END_AMBIGUOUS] = "[truncated: ambiguous caller]",
 		[END_STACK_SWITCH] = "[truncated: stack switch]",
+		[END_MODULE_LOADING] = "[truncated: module loading]",
 	};
 
 	if (s->nr_frames == s->nr_kernel || s->end >= ARRAY_SIZE(markers))

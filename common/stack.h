@@ -52,6 +52,8 @@ enum end_reason {
 	END_STACK_SWITCH, /* a function that changed stacks (Go's systemstack,
 			   * mcall, morestack, asmcgocall): its callers are
 			   * on another stack, not in the copy */
+	END_MODULE_LOADING, /* a stream's sample went on while the code's module
+			   * was still loading (unwind/modload.h) */
 	END_REASON__COUNT
 };
 

@@ -185,6 +185,16 @@ void source_set_idle(struct source *s, void (*fn)(void *ctx), void *ctx)
 		syscap_set_idle(s->sc, fn, ctx);
 }
 
+bool source_backlogged(struct source *s)
+{
+	return s->sc && syscap_backlogged(s->sc);
+}
+
+bool source_reads_ahead(const struct source *s)
+{
+	return s->sc && syscap_is_stream(s->sc);
+}
+
 void *source_hold(struct source *s)
 {
 	return s->pd ? perfdata_hold(s->pd) : NULL;

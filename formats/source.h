@@ -72,6 +72,15 @@ bool source_is_stream(const char *path);
  * streams; perf.data: never).
  */
 void source_set_idle(struct source *s, void (*fn)(void *ctx), void *ctx);
+
+/*
+ * Whether the writer of a stream waits for restack now: a sysprof
+ * stream's read-ahead queue is full (perf.data and files: never).
+ */
+bool source_backlogged(struct source *s);
+
+/* Whether source_backlogged() can ever be true: a sysprof stream. */
+bool source_reads_ahead(const struct source *s);
 const struct perfdata_info *source_info(const struct source *s);
 const struct err *source_err(const struct source *s);
 

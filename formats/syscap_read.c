@@ -1188,6 +1188,11 @@ void syscap_set_idle(struct syscap_reader *r, syscap_idle_fn fn, void *ctx)
 	r->idle_ctx = ctx;
 }
 
+bool syscap_backlogged(struct syscap_reader *r)
+{
+	return r->stream && readahead_full(&r->ahead);
+}
+
 bool syscap_is_stream(const struct syscap_reader *r)
 {
 	return r->stream;

@@ -81,6 +81,12 @@ struct syscap_reader *syscap_open_fd(int fd, bool own, const char *name,
 bool syscap_is_stream(const struct syscap_reader *r);
 
 /*
+ * Whether a stream's read-ahead queue is full (its writer about to wait
+ * for restack); a file's: never.
+ */
+bool syscap_backlogged(struct syscap_reader *r);
+
+/*
  * A stream calls fn(ctx) each time it is about to wait for input (when
  * what came so far is all there is: a writer may flush its output).
  */

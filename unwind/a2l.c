@@ -617,6 +617,12 @@ unsigned a2l_lookup(struct module *m, uint64_t addr, const char **names)
 	return a2l_lookup_deps(m, addr, names, NULL);
 }
 
+void a2l_prepare(struct module *m)
+{
+	if (!m->a2l)
+		(void)a2l_open(m);
+}
+
 unsigned a2l_lookup_deps(struct module *m, uint64_t addr, const char **names,
 			 struct a2l_deps *deps)
 {

@@ -54,6 +54,10 @@ struct a2l_deps {
 unsigned a2l_lookup_deps(struct module *m, uint64_t addr, const char **names,
 			 struct a2l_deps *deps);
 
+/* Opens m's addr2line state, which the first lookup does, ahead
+ * (unwind/modload.h); after symtab_load(m). */
+void a2l_prepare(struct module *m);
+
 void a2l_free(struct a2l *a);
 
 #endif

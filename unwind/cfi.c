@@ -338,6 +338,12 @@ static const struct cfi_row *cfi_range_lookup(const struct cfi_cache *c,
 	return NULL;
 }
 
+void cfi_prepare(struct module *m)
+{
+	if (!m->cfi_tried)
+		cfi_open(m);
+}
+
 const struct cfi_row *cfi_find(struct module *m, const struct regs_arch *a,
 			       uint64_t rel)
 {

@@ -98,6 +98,10 @@ enum cfi_step {
 const struct cfi_row *cfi_find(struct module *m, const struct regs_arch *a,
 			       uint64_t rel);
 
+/* Opens m's .eh_frame and .debug_frame, which cfi_find() does on first
+ * use, ahead (unwind/modload.h). */
+void cfi_prepare(struct module *m);
+
 /*
  * Computes the caller's registers from this frame's: *cfa receives the
  * CFA (the caller's sp), out the caller's register file with the return

@@ -28,6 +28,7 @@ void modinfo_describe(const struct module *m, struct modinfo *out)
 		[MODULE_MISMATCH] = "mismatch",
 		[MODULE_BAD_ELF] = "bad-elf",
 		[MODULE_NO_FILE] = "no-file",
+		[MODULE_LOADING] = "loading",
 	};
 	bool found = m->status == MODULE_OK || m->status == MODULE_UNVERIFIED;
 

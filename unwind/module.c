@@ -33,6 +33,7 @@
 #include "unwind/locate.h"
 #include "unwind/dwimage.h"
 #include "unwind/gopclntab.h"
+#include "unwind/modload.h"
 #include "unwind/symtab.h"
 
 const char *module_status_name(enum module_status s)
@@ -45,6 +46,7 @@ const char *module_status_name(enum module_status s)
 		[MODULE_MISMATCH] = "build-id mismatch",
 		[MODULE_BAD_ELF] = "not a usable ELF file",
 		[MODULE_NO_FILE] = "no file (special mapping)",
+		[MODULE_LOADING] = "still loading",
 	};
 
 	return (unsigned)s < ARRAY_SIZE(names) ? names[s] : "?";
@@ -162,6 +164,7 @@ static void mod_free_list(struct module *m)
 
 void modcache_release(struct modcache *mc)
 {
+	modcache_settle(mc);
 	mod_free_list(mc->all);
 	mod_free_list(mc->kept);
 	hashmap_release(&mc->by_key);
@@ -538,10 +541,10 @@ static bool mod_accept(struct module *m, const char *path, int fd, Elf *elf,
 		module_close_files(m);
 		free(m->file);
 		m->file = NULL;
-		m->status = MODULE_BAD_ELF;
+		m->found_status = MODULE_BAD_ELF;
 		return false;
 	}
-	m->status = verified ? MODULE_OK : MODULE_UNVERIFIED;
+	m->found_status = verified ? MODULE_OK : MODULE_UNVERIFIED;
 	if (!m->build_id_size) {
 		uint8_t bid[20];
 		unsigned n = module_elf_build_id(elf, bid, sizeof(bid));
@@ -862,7 +865,7 @@ static bool mod_try_apk(struct modcache *mc, const struct locate_opts *loc,
 	return false;
 }
 
-bool module_load_slow(struct modcache *mc, struct module *m)
+enum module_status module_lookup(struct modcache *mc, struct module *m)
 {
 	const struct locate_opts *loc = mod_locate(mc);
 	struct locate_iter it = { 0 };
@@ -870,23 +873,8 @@ bool module_load_slow(struct modcache *mc, struct module *m)
 	const char *from, *fetched;
 	bool mismatch = false, not_regular = false;
 
-	if (m->status != MODULE_PENDING)
-		return m->status == MODULE_OK || m->status == MODULE_UNVERIFIED;
-	if (m->kept) {
-		/* verified for an earlier input: nothing to look up */
-		m->kept = false;
-		m->reused = true;
-		m->status = MODULE_OK;
-		return true;
-	}
-	if (mod_is_special(m->path)) {
-		m->status = MODULE_NO_FILE;
-		return false;
-	}
-	if (!loc) {
-		m->status = MODULE_NOT_FOUND;
-		return false;
-	}
+	if (!loc)
+		return MODULE_NOT_FOUND;
 	while (locate_next(loc, LOCATE_EXE, m->path, m->build_id,
 			   m->build_id_size, &it, path, sizeof(path), &from))
 		if (mod_try_file(mc, m, path, from, &mismatch, &not_regular))
@@ -906,15 +894,68 @@ bool module_load_slow(struct modcache *mc, struct module *m)
 	/* a FIFO where the file should be: say so, not "no file" */
 	if (not_regular)
 		m->why_missing = REGFILE_NOT_REGULAR;
-	m->status = mismatch ? MODULE_MISMATCH : MODULE_NOT_FOUND;
-	return false;
+	return mismatch ? MODULE_MISMATCH : MODULE_NOT_FOUND;
 found:
 	m->why_missing = NULL;
 	mod_apk_embed(m);
 	mod_find_debug(mc, m);
 	if (mc->opts.loaded)
 		mc->opts.loaded(mc->opts.loaded_ctx, m);
-	return true;
+	return (enum module_status)m->found_status;
+}
+
+/* Waits for a module on the loader; false when the wait gave up. */
+static bool mod_wait_loader(struct modcache *mc, struct module *m)
+{
+	if (modload_wait(mc->loader, m)) {
+		m->status = (enum module_status)m->load_status;
+		return m->status == MODULE_OK ||
+		       m->status == MODULE_UNVERIFIED;
+	}
+	if (mc->missed_no != mc->sample_no || !mc->missed) {
+		mc->missed_no = mc->sample_no;
+		mc->missed++;
+	}
+	return false;
+}
+
+bool module_load_slow(struct modcache *mc, struct module *m)
+{
+	if (m->status == MODULE_LOADING)
+		return mod_wait_loader(mc, m);
+	if (m->status != MODULE_PENDING)
+		return m->status == MODULE_OK || m->status == MODULE_UNVERIFIED;
+	if (m->kept) {
+		/* verified for an earlier input: nothing to look up */
+		m->kept = false;
+		m->reused = true;
+		m->status = MODULE_OK;
+		return true;
+	}
+	if (mod_is_special(m->path)) {
+		m->status = MODULE_NO_FILE;
+		return false;
+	}
+	/* the lookup chain is built here, never on the loader's thread */
+	if (mc->loader && mod_locate(mc)) {
+		m->status = MODULE_LOADING;
+		modload_queue(mc->loader, m);
+		return mod_wait_loader(mc, m);
+	}
+	m->status = module_lookup(mc, m);
+	return m->status == MODULE_OK || m->status == MODULE_UNVERIFIED;
+}
+
+void modcache_settle(struct modcache *mc)
+{
+	struct module *m;
+
+	if (!mc->loader)
+		return;
+	modload_drain(mc->loader);
+	for (m = mc->all; m; m = m->next)
+		if (m->status == MODULE_LOADING)
+			m->status = (enum module_status)m->load_status;
 }
 
 /* Lookup sources whose answer is the same for every capture of a batch. */
@@ -981,6 +1022,7 @@ void modcache_end_input(struct modcache *mc)
 {
 	struct module *m, *n, *keep = NULL, **tail = &keep;
 
+	modcache_settle(mc);
 	/* this input's, in the order it used them, before older ones */
 	for (m = mc->all; m; m = n) {
 		n = m->next;

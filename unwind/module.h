@@ -26,6 +26,7 @@
 struct a2l;
 struct cfi_cache;
 struct gopclntab;
+struct modload;
 struct locate_opts;
 struct symtab;
 
@@ -39,6 +40,10 @@ enum module_status {
 	MODULE_MISMATCH,      /* only files with another build-id found */
 	MODULE_BAD_ELF,       /* found, but not a usable ELF file */
 	MODULE_NO_FILE,       /* anonymous or special mapping ([heap], ...) */
+	MODULE_LOADING,       /* being looked up on the loader's thread
+			       * (modcache.loader): none of its fields but
+			       * the identity, the counts and the load_*
+			       * ones may be read until it is done */
 	MODULE_STATUS__COUNT
 };
 
@@ -72,7 +77,10 @@ struct module {
 				   * recorded path, not given by the
 				   * capture (so not the module's key) */
 
-	enum module_status status;
+	enum module_status status; /* written and read on the cache's
+				    * thread only */
+	uint8_t found_status;     /* the lookup's: OK, UNVERIFIED or BAD_ELF
+				   * for the last file it accepted */
 	char *file;               /* the file used, or NULL */
 	const char *found_in;     /* "recorded path", "build-id cache", ... */
 	const char *why_missing;  /* when not found: the last lookup's
@@ -142,6 +150,11 @@ struct module {
 				   * module_load() takes it as it is */
 	bool reused;              /* this input took it so */
 
+	/* The loader's thread (unwind/modload.h), under its lock. */
+	bool load_done;           /* looked up and prepared */
+	uint8_t load_status;      /* what the lookup found */
+	struct module *load_next; /* in the loader's queue */
+
 	struct module *next_hash; /* chain in the cache's table */
 	struct module *next;      /* all modules, in creation order */
 };
@@ -175,6 +188,12 @@ struct modcache {
 				   * many (each holds up to two file
 				   * descriptors); 0: none */
 	struct arena arena;
+	/* Loading on a thread of its own (unwind/modload.h), or NULL. */
+	struct modload *loader;
+	uint64_t sample_no;       /* counted by the resolver, a sample each */
+	uint64_t missed_no;       /* the last sample that went on without a
+				   * module still loading */
+	uint64_t missed;          /* samples that did so */
 };
 
 void modcache_init(struct modcache *mc, const struct modcache_opts *opts);
@@ -221,16 +240,34 @@ int modcache_note_build_id(struct modcache *mc, const char *path,
  * Finds and opens the module's files (once; a kept module's are there
  * already).  Returns true when the module has a usable ELF (status OK or
  * UNVERIFIED).  module_load() answers from the status once it is known;
- * module_load_slow() does the first call's work.
+ * module_load_slow() does the first call's work.  With a loader
+ * (mc->loader), the work is done on the loader's thread while this one
+ * waits, as long as modload_wait() lets it: false, status LOADING, when it
+ * gave up (counted in mc->missed, a sample once).
  */
 bool module_load_slow(struct modcache *mc, struct module *m);
 
 static inline bool module_load(struct modcache *mc, struct module *m)
 {
-	if (m->status != MODULE_PENDING)
+	if (m->status != MODULE_PENDING && m->status != MODULE_LOADING)
 		return m->status == MODULE_OK || m->status == MODULE_UNVERIFIED;
 	return module_load_slow(mc, m);
 }
+
+/*
+ * The lookup module_load_slow() makes for a module of status PENDING (not
+ * kept, not special): opens its files and returns the status it is to
+ * have, which it does not set.  It touches m and reads mc's options only
+ * (mod_locate() is built already), so it may run on another thread while
+ * the cache's thread works on other modules.
+ */
+enum module_status module_lookup(struct modcache *mc, struct module *m);
+
+/*
+ * Waits for every module the loader has been given and sets their
+ * statuses: after it, no module is LOADING.  No loader: nothing.
+ */
+void modcache_settle(struct modcache *mc);
 
 /* Uses path as m's separate debuginfo (build-id checked if known). */
 bool module_use_debug_file(struct module *m, const char *path);

@@ -278,7 +278,11 @@ static const struct sym_loc *resolve_user_addr(struct resolve *r,
 		(void)module_offset_to_vaddr(m->mod, rel, &rel);
 	else if ((jl = resolve_bundled(r, ev->pid, raw, m->mod->path, rel)))
 		return jl;
-	return symbolize_user(&r->sym, m->mod, m->mod->path, rel);
+	/* a module still loading is not to be read yet: named as one
+	 * without a file, and not remembered so */
+	return symbolize_user(&r->sym,
+			      m->mod->status == MODULE_LOADING ? NULL : m->mod,
+			      m->mod->path, rel);
 }
 
 static bool resolve_name_starts(const struct sym_loc *loc, const char *pfx)
@@ -670,6 +674,7 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 	uint32_t nr = 0, i;
 	int n;
 
+	r->mc->sample_no++;     /* for the loader's count (modload.h) */
 	if (r->pass == RESOLVE_RETRY && r->retry_by_order) {
 		/* the deferred samples alone, with their numbers */
 		const struct resolve_deferred *d;

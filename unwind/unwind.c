@@ -551,6 +551,20 @@ static bool uw_is_jit_code(const struct unwind_frame *f)
 	return f->map_mod && locate_is_perf_map(f->map_mod->path);
 }
 
+/*
+ * Why a walk stopped at frame f, which has no module: JIT code has no file
+ * to find but lacks unwinding information; a module may be loading still
+ * (unwind/modload.h); others were not found.
+ */
+static enum end_reason uw_no_module_reason(const struct unwind_frame *f)
+{
+	if (uw_is_jit_code(f))
+		return END_NO_CFI;
+	if (f->map_mod && f->map_mod->status == MODULE_LOADING)
+		return END_MODULE_LOADING;
+	return END_NO_MODULE;
+}
+
 /* Fills frame f for pc; the mapping is looked up at lookup_pc. */
 static void uw_locate(struct unwinder *u, const struct aspace_maps *maps,
 		      struct unwind_frame *f, uint64_t pc, uint64_t lookup_pc)
@@ -880,8 +894,7 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 				 * find; it lacks unwinding information.
 				 */
 				if (!f->mod && why != END_WINDOW)
-					why = uw_is_jit_code(f) ? END_NO_CFI :
-								  END_NO_MODULE;
+					why = uw_no_module_reason(f);
 				res->end = why;
 				res->end_mod = f->mod && !f->mod->is_jit ?
 						       f->mod :
