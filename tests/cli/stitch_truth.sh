@@ -97,6 +97,21 @@ if command -v node >/dev/null; then
 else
 	skip "jsrec" "node is not installed"
 fi
+# (d') the same in Java, JIT frames walked by frame pointer and named
+# from the map OpenJDK writes at exit
+if command -v java >/dev/null && command -v javac >/dev/null &&
+	javac -d "$T/classes" "$src/StJvmRec.java"; then
+	workload jvmrec java -XX:+UnlockDiagnosticVMOptions \
+		-XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer \
+		-cp "$T/classes" StJvmRec "$secs"
+	for pid in $("$RESTACK" dump "$T/jvmrec.data" 2>/dev/null |
+		     sed -n 's/.* COMM pid=\([0-9]*\) .*/\1/p' | sort -u); do
+		[ -e "/tmp/perf-$pid.map" ] && mv "/tmp/perf-$pid.map" "$T/maps/"
+	done
+	extra[jvmrec]=--restack-arg=--jit-dir=$T/maps
+else
+	skip "jvmrec" "java or javac is not installed (default-jdk-headless)"
+fi
 # (e) CPython recursion at random depths (through map(): C frames)
 if [ -x /usr/bin/python3 ]; then
 	workload pyrec /usr/bin/python3 "$src/st_pyrec.py" "$secs"
