@@ -787,13 +787,14 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 		convert_close(&co, false);
 		report_add(&cfg->rep, in, out, status, NULL, NULL);
 	} else if (rc == 0) {
-		/* Script, speedscope, Firefox, perf and sysprof output keep
-		 * time order; the other formats sum stacks.  Off-CPU
+		/* Script, speedscope, perf and sysprof output keep time
+		 * order; the other formats sum stacks, or (Firefox) put
+		 * each thread's samples in order themselves.  Off-CPU
 		 * profiles pair switches in time order. */
 		rc = run_capture(&run, &ro, in,
 				 fmt == FMT_SCRIPT || fmt == FMT_SPEEDSCOPE ||
-				 fmt == FMT_FIREFOX || prof ||
-				 fmt == FMT_PERF || fmt == FMT_SYSPROF ?
+				 prof || fmt == FMT_PERF ||
+				 fmt == FMT_SYSPROF ?
 				 RUN_ORDERED : 0,
 				 prof ? offcpu_sample : convert_add,
 				 prof ? (void *)prof : &co);

@@ -133,6 +133,11 @@ struct rsample {
 	int32_t pid, tid;
 	const char *comm;     /* thread name at sample time, never NULL */
 	uint64_t time;
+	uint64_t order;       /* the event's place in the input's delivery
+			       * order (event.order): samples a second pass
+			       * completed come after the others, and
+			       * writers that keep input order sort by it;
+			       * 0 for a profile input's */
 	int32_t cpu;
 	uint64_t period;
 	uint64_t count;       /* samples it stands for: 0 means 1 (a

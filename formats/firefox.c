@@ -15,6 +15,7 @@
 #include "formats/folded.h"
 
 #include "common/mem.h"
+#include "common/msort.h"
 
 /* A symbol location's frames in one category: nr frame rows, outer
  * function first. */
@@ -398,29 +399,71 @@ static struct ff_thread *ff_thread(struct firefox *ff,
 	return t;
 }
 
-/* Extends the thread's open "Truncated stacks" marker, or starts one. */
-static int ff_truncated(struct firefox *ff, struct ff_thread *t,
-			const struct rsample *s)
+static bool ff_sample_before(const struct ff_sample *a,
+			     const struct ff_sample *b)
 {
-	uint32_t reason = ff_str(ff, end_reason_name(s->end));
-	struct ff_marker *m;
+	return a->order < b->order;
+}
 
-	if (reason == FF_NONE)
-		return -1;
-	if (t->open && t->m[t->nr_m - 1].reason == reason &&
-	    t->m[t->nr_m - 1].samples < UINT32_MAX) {
-		m = &t->m[t->nr_m - 1];
-		m->end = MAX(m->end, s->time);
-		m->samples++;
-		return 0;
+MSORT_DEFINE(ff_sort_samples, struct ff_sample, ff_sample_before)
+
+/*
+ * Thread t's "Truncated stacks" markers: one per run of consecutive
+ * samples truncated for the same reason.
+ */
+static int ff_thread_markers(struct ff_thread *t)
+{
+	bool open = false;
+	size_t i;
+
+	t->nr_m = 0;
+	for (i = 0; i < t->nr; i++) {
+		const struct ff_sample *v = &t->v[i];
+		struct ff_marker *m = t->nr_m ? &t->m[t->nr_m - 1] : NULL;
+
+		if (v->reason == FF_NONE) {
+			open = false;
+			continue;
+		}
+		if (open && m->reason == v->reason &&
+		    m->samples < UINT32_MAX) {
+			m->end = MAX(m->end, v->time);
+			m->samples++;
+			continue;
+		}
+		if (mem_grow(&t->m, &t->alloc_m, sizeof(*t->m),
+			     t->nr_m + 1) < 0)
+			return -1;
+		m = &t->m[t->nr_m++];
+		m->start = m->end = v->time;
+		m->reason = v->reason;
+		m->samples = 1;
+		open = true;
 	}
-	if (mem_grow(&t->m, &t->alloc_m, sizeof(*t->m), t->nr_m + 1) < 0)
-		return -1;
-	m = &t->m[t->nr_m++];
-	m->start = m->end = s->time;
-	m->reason = reason;
-	m->samples = 1;
-	t->open = true;
+	return 0;
+}
+
+int ff_settle(struct firefox *ff)
+{
+	struct ff_sample *tmp = NULL;
+	size_t i, tmp_alloc = 0;
+
+	for (i = 0; i < ff->nr_threads; i++) {
+		struct ff_thread *t = ff->threads[i];
+
+		if (t->unsorted) {
+			if (mem_grow(&tmp, &tmp_alloc, sizeof(*tmp),
+				     t->nr / 2 + 1) < 0)
+				return -1;
+			ff_sort_samples(t->v, t->nr, tmp);
+			t->unsorted = false;
+		}
+		if (ff_thread_markers(t) < 0) {
+			free(tmp);
+			return -1;
+		}
+	}
+	free(tmp);
 	return 0;
 }
 
@@ -430,7 +473,7 @@ int firefox_add(struct firefox *ff, const struct rsample *s)
 	uint64_t key[FF_STACK__N];
 	int64_t stack = -1, fid;
 	struct ff_thread *t;
-	uint32_t comm, i;
+	uint32_t comm, reason = FF_NONE, i;
 	uint16_t j;
 
 	if (!ff->any) {
@@ -442,17 +485,21 @@ int firefox_add(struct firefox *ff, const struct rsample *s)
 	t = ff_thread(ff, s);
 	if (comm == FF_NONE || !t)
 		return -1;
-	t->comm = comm;
+	if (!t->nr || s->order >= t->comm_order) {
+		t->comm = comm;
+		t->comm_order = s->order;
+	}
+	if (t->nr && s->order < t->v[t->nr - 1].order)
+		t->unsorted = true;
 	if (marker) {
 		fid = ff_marker_frame(ff, marker);
 		key[FF_STACK_PREFIX] = FF_NONE;
 		key[FF_STACK_FRAME] = (uint64_t)fid;
 		if (fid < 0 || (stack = ff_tab_add(&ff->stacks, key)) < 0)
 			return -1;
-		if (ff_truncated(ff, t, s) < 0)
+		reason = ff_str(ff, end_reason_name(s->end));
+		if (reason == FF_NONE)
 			return -1;
-	} else {
-		t->open = false;
 	}
 	for (i = s->nr_frames; i-- > 0;) {
 		const struct ff_locframes *lf = ff_loc(ff, &s->frames[i],
@@ -472,8 +519,10 @@ int firefox_add(struct firefox *ff, const struct rsample *s)
 	if (mem_grow(&t->v, &t->alloc, sizeof(*t->v), t->nr + 1) < 0)
 		return -1;
 	t->v[t->nr].stack = stack < 0 ? FF_NONE : (uint32_t)stack;
+	t->v[t->nr].reason = reason;
 	t->v[t->nr].time = s->time;
-	t->v[t->nr++].period = s->period;
+	t->v[t->nr].period = s->period;
+	t->v[t->nr++].order = s->order;
 	return 0;
 }
 

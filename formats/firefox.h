@@ -6,8 +6,10 @@
  * JSON.
  *
  * One thread per capture thread (pid, tid), named after the comm of its
- * last sample, with its samples in arrival order (run them with
- * RUN_ORDERED: time order) and their times in milliseconds after the
+ * last sample, with its samples in input order (rsample.order, so that
+ * samples a second pass completed, which come last, go back to their
+ * places; arrival order among equal ones) and their times in
+ * milliseconds after the
  * capture's first sample or event; registered from its start event or
  * first sample to its end event or last sample.  Weights are null (one
  * per sample) or the periods (--weight period), weightType "samples"
@@ -30,8 +32,9 @@
  * "Lost records").
  *
  * Memory: the shared tables grow with distinct frames and call paths;
- * each thread keeps 20 bytes per sample (stack, time, period) and 24 per
- * marker, and 32 bytes per event, until the profile is written.  The
+ * each thread keeps 32 bytes per sample (stack, end reason, time, period,
+ * order) and 24 per marker, and 32 bytes per event, until the profile is
+ * written.  The
  * document is streamed out (through zlib when compressed); its bytes
  * depend only on the samples, events and their order.
  */

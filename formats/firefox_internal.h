@@ -58,7 +58,10 @@ struct ff_bid {
 
 struct ff_sample {
 	uint32_t stack;
+	uint32_t reason;          /* strs id of its end reason when
+				   * truncated, else FF_NONE */
 	uint64_t time, period;
+	uint64_t order;           /* rsample.order */
 } __attribute__((packed));
 
 struct ff_marker {
@@ -77,12 +80,14 @@ struct ff_event {
 
 struct ff_thread {
 	int32_t pid, tid;
-	uint32_t comm;            /* strs id, the last sample's */
-	struct ff_sample *v;
+	uint32_t comm;            /* strs id, the last sample's (in order) */
+	uint64_t comm_order;      /* ... its order */
+	struct ff_sample *v;      /* in the order they came; sorted by
+				   * order when written */
 	size_t nr, alloc;
-	struct ff_marker *m;
+	bool unsorted;            /* some came after one of a later order */
+	struct ff_marker *m;      /* worked out when written */
 	size_t nr_m, alloc_m;
-	bool open;                /* the last sample extended m[nr_m - 1] */
 	/* worked out when written (firefox_json.c): */
 	size_t ev_lo, ev_hi;      /* its events in firefox.ev, sorted */
 	uint64_t start, end;      /* registered and unregistered (ns) */
@@ -118,6 +123,13 @@ struct firefox {
 	uint64_t t_end;              /* when written: the last time seen
 				      * plus an interval */
 };
+
+/*
+ * Puts every thread's samples in input order (rsample.order: samples a
+ * second pass completed come last) and works out its "Truncated stacks"
+ * markers; before the document is written.  0, or -1 when out of memory.
+ */
+int ff_settle(struct firefox *ff);
 
 static inline const uint64_t *ff_row(const struct ff_tab *t, size_t i)
 {

@@ -711,6 +711,7 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 	out->tid = ev->tid;
 	out->comm = t->comm;
 	out->time = ev->time;
+	out->order = ev->order;
 	out->cpu = ev->cpu;
 	out->period = s->period;
 	out->attr = ev->attr ? ev->attr->index : 0;

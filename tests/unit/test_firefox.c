@@ -359,6 +359,64 @@ static void test_one_func(void)
 	free(out);
 }
 
+/*
+ * Samples in input order whatever order they come in (rsample.order):
+ * those a second pass completed come last.  Each thread's samples, its
+ * "Truncated stacks" runs and its name (its last sample's) are those of
+ * the samples in order: the same bytes.
+ */
+static char *ordered(const unsigned *arrival, size_t *len)
+{
+	struct firefox *ff = firefox_new(&(struct firefox_opts){
+		.plain = true });
+	struct rframe fr[2];
+	struct rsample s;
+	char *out = NULL;
+	unsigned i;
+
+	for (i = 0; ff && i < 5; i++) {
+		unsigned o = arrival[i];
+
+		memset(&s, 0, sizeof(s));
+		s.pid = s.tid = 7;
+		s.comm = o == 4 ? "new" : "old";
+		s.event = "cpu-clock";
+		s.time = 1000000 * (uint64_t)(o + 1);
+		s.order = o;
+		s.frames = fr;
+		s.nr_frames = 2;
+		/* 1, 2 and 3 truncated: one run */
+		s.end = o >= 1 && o <= 3 ? END_WINDOW : END_ROOT;
+		fr[0] = (struct rframe){ .origin = FRAME_SAMPLE,
+					 .loc = &far_loc.l };
+		fr[1] = (struct rframe){ .origin = FRAME_CFI_EH,
+					 .loc = &main_loc.l };
+		if (firefox_add(ff, &s) < 0)
+			break;
+	}
+	if (ff && i == 5)
+		out = render(ff, len);
+	firefox_free(ff);
+	return out;
+}
+
+static void test_order(void)
+{
+	static const unsigned in_order[5] = { 0, 1, 2, 3, 4 };
+	static const unsigned retried[5] = { 0, 1, 2, 4, 3 };
+	size_t la = 0, lb = 0;
+	char *a = ordered(in_order, &la), *b = ordered(retried, &lb);
+
+	CHECK(a && b && la == lb && !memcmp(a, b, la),
+	      "a sample that comes late goes back to its place: the same "
+	      "profile");
+	CHECK(has(a, "\"name\":\"new\""),
+	      "the thread is named after its last sample in order");
+	CHECK(has(a, "\"samples\":3"), "one run of three truncated samples");
+	free(a);
+	free(b);
+}
+
 /* A clock's periods are the threads' CPU time: threadCPUDelta in ns. */
 static void test_cpu_delta(void)
 {
@@ -425,6 +483,7 @@ int main(void)
 	test_period_gzip();
 	test_events();
 	test_one_func();
+	test_order();
 	test_cpu_delta();
 	test_empty();
 	return done_testing();
