@@ -126,6 +126,7 @@ void firefox_free(struct firefox *ff)
 	for (i = 0; i < ff->nr_threads; i++) {
 		free(ff->threads[i]->v);
 		free(ff->threads[i]->m);
+		free(ff->threads[i]->pre);
 		free(ff->threads[i]);
 	}
 	free(ff->threads);
@@ -467,6 +468,29 @@ int ff_settle(struct firefox *ff)
 	return 0;
 }
 
+/*
+ * Whether the thread's last sample had location loc in category cat at
+ * place at (root first) after the same ones as this sample: then *stack
+ * is the stack it ended.
+ */
+static bool ff_prefix_same(const struct ff_thread *t, size_t at,
+			   const void *loc, unsigned cat, int64_t *stack)
+{
+	if (at >= t->nr_pre || t->pre[at].loc != loc || t->pre[at].cat != cat)
+		return false;
+	*stack = t->pre[at].stack;
+	return true;
+}
+
+static int ff_prefix_set(struct ff_thread *t, size_t at, const void *loc,
+			 unsigned cat, int64_t stack)
+{
+	if (mem_grow(&t->pre, &t->alloc_pre, sizeof(*t->pre), at + 1) < 0)
+		return -1;
+	t->pre[at] = (struct ff_prefix){ loc, cat, stack };
+	return 0;
+}
+
 int firefox_add(struct firefox *ff, const struct rsample *s)
 {
 	const char *marker = rsample_marker(s);
@@ -474,6 +498,8 @@ int firefox_add(struct firefox *ff, const struct rsample *s)
 	int64_t stack = -1, fid;
 	struct ff_thread *t;
 	uint32_t comm, reason = FF_NONE, i;
+	size_t at = 0;
+	bool same = true;
 	uint16_t j;
 
 	if (!ff->any) {
@@ -492,19 +518,33 @@ int firefox_add(struct firefox *ff, const struct rsample *s)
 	if (t->nr && s->order < t->v[t->nr - 1].order)
 		t->unsorted = true;
 	if (marker) {
-		fid = ff_marker_frame(ff, marker);
-		key[FF_STACK_PREFIX] = FF_NONE;
-		key[FF_STACK_FRAME] = (uint64_t)fid;
-		if (fid < 0 || (stack = ff_tab_add(&ff->stacks, key)) < 0)
-			return -1;
+		if (!ff_prefix_same(t, at, marker, FF_CAT_TRUNCATED, &stack)) {
+			same = false;
+			fid = ff_marker_frame(ff, marker);
+			key[FF_STACK_PREFIX] = FF_NONE;
+			key[FF_STACK_FRAME] = (uint64_t)fid;
+			if (fid < 0 ||
+			    (stack = ff_tab_add(&ff->stacks, key)) < 0 ||
+			    ff_prefix_set(t, at, marker, FF_CAT_TRUNCATED,
+					  stack) < 0)
+				return -1;
+		}
+		at++;
 		reason = ff_str(ff, end_reason_name(s->end));
 		if (reason == FF_NONE)
 			return -1;
 	}
 	for (i = s->nr_frames; i-- > 0;) {
-		const struct ff_locframes *lf = ff_loc(ff, &s->frames[i],
-						       i < s->nr_kernel);
+		const struct rframe *fr = &s->frames[i];
+		unsigned cat = ff_category(fr, i < s->nr_kernel);
+		const struct ff_locframes *lf;
 
+		if (same && ff_prefix_same(t, at, fr->loc, cat, &stack)) {
+			at++;
+			continue;
+		}
+		same = false;
+		lf = ff_loc(ff, fr, i < s->nr_kernel);
 		if (!lf)
 			return -1;
 		for (j = 0; j < lf->nr; j++) {
@@ -515,7 +555,10 @@ int firefox_add(struct firefox *ff, const struct rsample *s)
 			if (stack < 0)
 				return -1;
 		}
+		if (ff_prefix_set(t, at++, fr->loc, cat, stack) < 0)
+			return -1;
 	}
+	t->nr_pre = at;
 	if (mem_grow(&t->v, &t->alloc, sizeof(*t->v), t->nr + 1) < 0)
 		return -1;
 	t->v[t->nr].stack = stack < 0 ? FF_NONE : (uint32_t)stack;

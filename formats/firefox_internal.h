@@ -78,6 +78,14 @@ struct ff_event {
 	uint8_t kind;             /* enum firefox_event */
 };
 
+/* One symbol location of a thread's last sample, root first, and the
+ * stack it ended (ff_thread.pre). */
+struct ff_prefix {
+	const void *loc;          /* the sym_loc, or the marker's text */
+	unsigned cat;             /* enum ff_category */
+	int64_t stack;            /* -1: none yet */
+};
+
 struct ff_thread {
 	int32_t pid, tid;
 	uint32_t comm;            /* strs id, the last sample's (in order) */
@@ -88,6 +96,10 @@ struct ff_thread {
 	bool unsorted;            /* some came after one of a later order */
 	struct ff_marker *m;      /* worked out when written */
 	size_t nr_m, alloc_m;
+	struct ff_prefix *pre;    /* its last sample's locations: a sample
+				   * sharing the first k finds its stack
+				   * there without looking up the tables */
+	size_t nr_pre, alloc_pre;
 	/* worked out when written (firefox_json.c): */
 	size_t ev_lo, ev_hi;      /* its events in firefox.ev, sorted */
 	uint64_t start, end;      /* registered and unregistered (ns) */
