@@ -117,6 +117,8 @@ struct run_worker {
 					 * filter dropped (main pass) */
 	struct sfilter_names names;     /* for the run's filter, this pass */
 	size_t deferred;                /* by the FIRST pass */
+	bool retry_by_order;            /* a RETRY pass whose reader gives
+					 * the deferred samples alone */
 	struct err err;
 	bool read_failed;               /* err says why */
 	bool oom;
@@ -163,7 +165,7 @@ static enum sample_filter_when run_shard_when(const struct run_worker *w)
 	const struct perfdata_info *info = w->info;
 	unsigned i, n = 0;
 
-	if (!w->rs->summing)
+	if (!w->rs->summing || w->retry_by_order)
 		return SAMPLE_FILTER_DELIVERED;
 	for (i = 0; i < info->nr_attrs; i++)
 		if (!event_attr_is_dummy(&info->attrs[i]))
@@ -189,7 +191,10 @@ static enum sample_verdict run_shard_filter(void *ctx,
 
 	if (!pw && w->chosen < 0 && run_shard_event_ok(w, k->attr))
 		w->chosen = (int)k->attr;
-	if (pw < 0 || (!pw && (int)k->attr != w->chosen))
+	if (w->retry_by_order)
+		/* what the FIRST pass deferred, by its delivery order */
+		keep = resolve_deferred_at(w->res, k->order);
+	else if (pw < 0 || (!pw && (int)k->attr != w->chosen))
 		keep = w->index == 0;
 	else if (k->as_read && !shards_split_find(&w->split, k->tid, &pick))
 		return SAMPLE_ASK_AGAIN;        /* given out in time order */
@@ -428,8 +433,14 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 	if (run->windows && source_perfdata(src))
 		perfdata_share_windows(source_perfdata(src), run->windows);
 	w->emitting = emit && !rs->summing;
-	source_set_sample_filter(src, run_shard_filter, w, run_shard_when(w));
 	resolve_begin_pass(w->res, pass);
+	/* the reader skips the other samples undecoded */
+	w->retry_by_order = pass == RESOLVE_RETRY && source_perfdata(src);
+	if (w->retry_by_order) {
+		resolve_retry_by_order(w->res);
+		stop_after = resolve_nr_deferred(w->res);
+	}
+	source_set_sample_filter(src, run_shard_filter, w, run_shard_when(w));
 	w->nr_pending = 0;
 	w->untracked = false;
 	w->seen = 0;
