@@ -787,14 +787,13 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 		convert_close(&co, false);
 		report_add(&cfg->rep, in, out, status, NULL, NULL);
 	} else if (rc == 0) {
-		/* Script, speedscope, perf and sysprof output keep time
-		 * order; the other formats sum stacks, or (Firefox) put
+		/* Script, perf and sysprof output keep time order; the
+		 * other formats sum stacks, or (Firefox, speedscope) put
 		 * each thread's samples in order themselves.  Off-CPU
 		 * profiles pair switches in time order. */
 		rc = run_capture(&run, &ro, in,
-				 fmt == FMT_SCRIPT || fmt == FMT_SPEEDSCOPE ||
-				 prof || fmt == FMT_PERF ||
-				 fmt == FMT_SYSPROF ?
+				 fmt == FMT_SCRIPT || prof ||
+				 fmt == FMT_PERF || fmt == FMT_SYSPROF ?
 				 RUN_ORDERED : 0,
 				 prof ? offcpu_sample : convert_add,
 				 prof ? (void *)prof : &co);

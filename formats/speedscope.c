@@ -15,6 +15,7 @@
 #include "common/arena.h"
 #include "common/hashmap.h"
 #include "common/mem.h"
+#include "common/msort.h"
 #include "common/strbuf.h"
 #include "common/strtab.h"
 
@@ -27,14 +28,18 @@ struct ss_stack {
 struct ss_sample {
 	uint32_t stack;
 	uint64_t weight;
-};
+	uint64_t order;           /* rsample.order */
+} __attribute__((packed));
 
 struct ss_thread {
 	int32_t pid, tid;
 	uint32_t comm;            /* names id */
 	uint64_t first_time, total;
-	struct ss_sample *v;
+	uint64_t first_order;     /* the order of first_time's sample */
+	struct ss_sample *v;      /* as they came; when written in order,
+				   * consecutive identical stacks merged */
 	size_t nr, alloc;
+	bool unsorted;            /* some came after one of a later order */
 };
 
 struct speedscope {
@@ -182,6 +187,7 @@ static struct ss_thread *ss_thread(struct speedscope *ss,
 	t->tid = s->tid;
 	t->comm = (uint32_t)comm;
 	t->first_time = s->time;
+	t->first_order = s->order;
 	ss->threads[ss->nr_threads++] = t;
 	return t;
 }
@@ -230,14 +236,63 @@ int speedscope_add(struct speedscope *ss, const struct rsample *s)
 	if (stack < 0)
 		return -1;
 	t->total += w;
-	if (t->nr && t->v[t->nr - 1].stack == (uint32_t)stack) {
+	if (s->order < t->first_order) {
+		t->first_time = s->time;
+		t->first_order = s->order;
+	}
+	if (t->nr && s->order < t->v[t->nr - 1].order)
+		t->unsorted = true;
+	/*
+	 * The same stack right after (no sample of the input between: none
+	 * that comes late can go between them) is merged at once; others
+	 * when written.
+	 */
+	if (t->nr && s->order == t->v[t->nr - 1].order + 1 &&
+	    t->v[t->nr - 1].stack == (uint32_t)stack) {
 		t->v[t->nr - 1].weight += w;
+		t->v[t->nr - 1].order = s->order;
 		return 0;
 	}
 	if (mem_grow(&t->v, &t->alloc, sizeof(*t->v), t->nr + 1) < 0)
 		return -1;
 	t->v[t->nr].stack = (uint32_t)stack;
-	t->v[t->nr++].weight = w;
+	t->v[t->nr].weight = w;
+	t->v[t->nr++].order = s->order;
+	return 0;
+}
+
+static bool ss_sample_before(const struct ss_sample *a,
+			     const struct ss_sample *b)
+{
+	return a->order < b->order;
+}
+
+MSORT_DEFINE(ss_sort_samples, struct ss_sample, ss_sample_before)
+
+/*
+ * A thread's samples in order (those a second pass completed came last),
+ * consecutive identical stacks merged.  0, or -1 when out of memory.
+ */
+static int ss_settle(struct ss_thread *t)
+{
+	struct ss_sample *tmp;
+	size_t i, n = 0;
+
+	if (t->unsorted) {
+		tmp = mem_zalloc(t->nr / 2 + 1, sizeof(*tmp));
+		if (!tmp)
+			return -1;
+		ss_sort_samples(t->v, t->nr, tmp);
+		free(tmp);
+		t->unsorted = false;
+	}
+	for (i = 0; i < t->nr; i++) {
+		if (n && t->v[n - 1].stack == t->v[i].stack)
+			t->v[n - 1].weight += t->v[i].weight;
+		else
+			t->v[n++] = t->v[i];
+	}
+	t->nr = n;
 	return 0;
 }
 
@@ -310,6 +365,10 @@ int speedscope_write(struct speedscope *ss, int fd, struct err *err)
 	size_t i, heaviest = 0;
 	int rc = 0;
 
+	for (i = 0; i < ss->nr_threads; i++)
+		if (ss_settle(ss->threads[i]) < 0)
+			return err_set(err, ERR_NOMEM, ERR_NO_OFF,
+				       "speedscope profile");
 	if (ss->nr_threads > 1)
 		qsort_r(ss->threads, ss->nr_threads, sizeof(*ss->threads),
 			ss_thread_cmp, &ss->names);

@@ -3,10 +3,11 @@
  * (https://www.speedscope.app/file-format-schema.json), one "sampled"
  * profile per thread, named "comm pid/tid".
  *
- * Samples must be added in time order (run them with RUN_ORDERED): each
- * profile lists its thread's stacks in that order, root first, so
- * speedscope's time-ordered view follows the thread through time;
- * consecutive identical stacks are one sample with their weights summed.
+ * Each profile lists its thread's stacks in input order (rsample.order:
+ * samples a second pass completed, which come last, go back to their
+ * places), root first, so speedscope's time-ordered view follows the
+ * thread through time; consecutive identical stacks are one sample with
+ * their weights summed.  Memory: 20 bytes per sample until written.
  * Weights are 1 per sample (unit "none"), or periods (--weight period;
  * unit "nanoseconds" for cpu-clock and task-clock, where startValue is
  * then the thread's first sample time after the capture's first sample).
