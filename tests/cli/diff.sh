@@ -92,14 +92,23 @@ fi
 restack_clean convert -q "$T/base.data" -o "$T/base.folded"
 restack_clean convert -q "$T/new.data" -o "$T/new.folded"
 restack_clean diff -q "$T/base.folded" "$T/new.folded" -o "$T/d.folded" 2>"$T/err"
-# (diffwork's frames have no blanks: a line is "stack base new")
-same_file <(awk '{ print $1 }' "$T/d.folded") \
-	<(cat "$T/base.folded" "$T/new.folded" | awk '{ print $1 }' | sort -u) \
+# A line is "stack base new"; a stack may hold blanks (a sample taken
+# while the program was exec'd: "[truncated: module not found]").
+# dcol N: "stack count" of d.folded's lines whose column N (1: base, 2:
+# new) is above 0.
+dcol() {
+	awk -v c="$1" '{ v = c == 1 ? $(NF - 1) : $NF; s = $0
+		sub(/ [^ ]+ [^ ]+$/, "", s); if (v > 0) print s, v }' "$T/d.folded"
+}
+awk '{ sub(/ [^ ]+ [^ ]+$/, ""); print }' "$T/d.folded" >"$T/d.stacks"
+cat "$T/base.folded" "$T/new.folded" | awk '{ sub(/ [^ ]+$/, ""); print }' |
+	sort -u >"$T/both.stacks"
+same_file "$T/d.stacks" "$T/both.stacks" \
 	"differential folded: every stack of either, sorted"
-same_file <(awk '$3 > 0 { print $1, $3 }' "$T/d.folded") "$T/new.folded" \
-	"... its last column is NEW"
-same_file <(awk '$2 > 0 { print $1, $2 }' "$T/d.folded") "$T/base.folded" \
-	"... the one before BASE"
+dcol 2 >"$T/d.new"
+same_file "$T/d.new" "$T/new.folded" "... its last column is NEW"
+dcol 1 >"$T/d.base"
+same_file "$T/d.base" "$T/base.folded" "... the one before BASE"
 restack_clean diff -q "$T/base.folded" "$T/new.folded" -o "$T/d.svg" 2>"$T/err"
 check "differential svg: work_b red" \
 	grep -q '<title>work_b.*fill="rgb(255,' <(tr -d '\n' <"$T/d.svg" | sed 's|</g>|&\n|g')

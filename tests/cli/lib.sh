@@ -78,11 +78,18 @@ is() {
 }
 
 same_file() {
-	if cmp -s "$1" "$2"; then
+	# copies, so that a <(...) read by cmp is still there for diff
+	local a=$T/.same_file.1 b=$T/.same_file.2
+
+	if ! cat "$1" >"$a" 2>/dev/null || ! cat "$2" >"$b" 2>/dev/null; then
+		fail "$3" "cannot read $1 or $2"
+	elif cmp -s "$a" "$b"; then
 		ok "$3"
 	else
-		fail "$3" "$(diff -u "$1" "$2" | head -n 40)"
+		fail "$3" "$(diff -u --label "$1" --label "$2" "$a" "$b" |
+			     head -n 40)"
 	fi
+	rm -f "$a" "$b"
 }
 
 done_testing() {
