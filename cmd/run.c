@@ -556,10 +556,7 @@ static struct modcache *run_modcache(struct run *run, unsigned index)
 	return &c->mc[index];
 }
 
-/*
- * Sets up the resolver of worker index (0: the first, or the only one)
- * with the options run_init_resolver() worked out.
- */
+/* modload_opts.full: the sysprof stream's read-ahead is full. */
 static bool run_backlogged(void *ctx)
 {
 	return source_backlogged(ctx);
@@ -609,6 +606,10 @@ static void run_stop_loaders(struct run *run)
 			  run->path, (unsigned long long)n);
 }
 
+/*
+ * Sets up the resolver of worker index (0: the first, or the only one)
+ * with the options run_init_resolver() worked out.
+ */
 int run_setup_resolver(void *ctx, unsigned index, struct resolve *r,
 		       struct err *err)
 {
