@@ -85,16 +85,21 @@ build st_trees -O2 -fomit-frame-pointer &&
 # (f) three threads, each its own chain of frames above a recursion
 build st_threads -O1 -fno-omit-frame-pointer &&
 	workload threads "$T/st_threads" "$secs"
-# (d) JS recursion under three entries, JIT frames named from
-# /tmp/perf-PID.map (moved to $T/maps: only this capture's)
+# jit_maps NAME: workload NAME's JIT frames are named from its
+# processes' /tmp/perf-PID.map, moved to $T/maps (only this capture's).
 mkdir -p "$T/maps"
-if command -v node >/dev/null; then
-	workload jsrec node --perf-basic-prof "$src/st_jsrec.js" "$secs"
-	for pid in $("$RESTACK" dump "$T/jsrec.data" 2>/dev/null |
+jit_maps() {
+	local pid
+	for pid in $("$RESTACK" dump "$T/$1.data" 2>/dev/null |
 		     sed -n 's/.* COMM pid=\([0-9]*\) .*/\1/p' | sort -u); do
 		[ -e "/tmp/perf-$pid.map" ] && mv "/tmp/perf-$pid.map" "$T/maps/"
 	done
-	extra[jsrec]=--restack-arg=--jit-dir=$T/maps
+	extra[$1]=--restack-arg=--jit-dir=$T/maps
+}
+# (d) JS recursion under three entries
+if command -v node >/dev/null; then
+	workload jsrec node --perf-basic-prof "$src/st_jsrec.js" "$secs"
+	jit_maps jsrec
 else
 	skip "jsrec" "node is not installed"
 fi
@@ -105,11 +110,7 @@ if command -v java >/dev/null && command -v javac >/dev/null &&
 	workload jvmrec java -XX:+UnlockDiagnosticVMOptions \
 		-XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer \
 		-cp "$T/classes" StJvmRec "$secs"
-	for pid in $("$RESTACK" dump "$T/jvmrec.data" 2>/dev/null |
-		     sed -n 's/.* COMM pid=\([0-9]*\) .*/\1/p' | sort -u); do
-		[ -e "/tmp/perf-$pid.map" ] && mv "/tmp/perf-$pid.map" "$T/maps/"
-	done
-	extra[jvmrec]=--restack-arg=--jit-dir=$T/maps
+	jit_maps jvmrec
 else
 	skip "jvmrec" "java or javac is not installed (default-jdk-headless)"
 fi
@@ -204,8 +205,9 @@ for w in "${workloads[@]}"; do
 		if ge 0.1 "$wo" && ge 0.1 "$ws"; then
 			ok "$w $b: WRONG <= 0.1% (on $wo%, strict $ws%)"
 		else
+			# both stacks whole: where they part and how each ends
 			fail "$w $b: WRONG <= 0.1% (on $wo%, strict $ws%)" \
-				"$(grep -A2 'WRONG (on)' "$f" | cut -c1-300)"
+				"$(grep -A3 'WRONG (on)' "$f" | cut -c1-6000)"
 		fi
 		ex=$(val exact_pct "$on")
 		ce=$(val ceiling_pct "$on")
