@@ -63,8 +63,11 @@ bool x86insn_call_before(const uint8_t *before, size_t n, bool *direct,
 int x86insn_plt_pushed(const uint8_t *code, size_t n, size_t at)
 {
 	static const uint8_t endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	size_t pos = 0;
-	int pushed = 0;
+	size_t pos = 0, first = n >= 4 && !memcmp(code, endbr64, 4) ? 4 : 0;
+	/* PLT0 (push GOT[1] first): the entry that jumped there pushed its
+	 * relocation index on top of the return address */
+	int pushed = n >= first + 2 && code[first] == 0xff &&
+				     code[first + 1] == 0x35 ? 8 : 0;
 
 	while (pos < at) {
 		const uint8_t *p = code + pos;

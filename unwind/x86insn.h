@@ -24,10 +24,13 @@ bool x86insn_call_before(const uint8_t *before, size_t n, bool *direct,
 			 int32_t *rel32);
 
 /*
- * Bytes pushed by a PLT entry's instructions before offset at (an entry
- * starts at code[0]; n bytes are available): endbr64, push imm32, push
- * m64, jmp forms and bnd prefixes are understood.  Returns -1 when the
- * bytes are not a PLT entry we know or at is not an instruction boundary.
+ * Bytes on top of the return address at offset at of a PLT entry (it
+ * starts at code[0]; n bytes are available): what its instructions pushed
+ * before at, and in PLT0 (the lazy-binding stub, which pushes GOT[1]
+ * first) the relocation index pushed by the entry that jumped there.
+ * endbr64, push imm32, push m64, jmp forms and bnd prefixes are
+ * understood.  Returns -1 when the bytes are not a PLT entry we know or
+ * at is not an instruction boundary.
  */
 int x86insn_plt_pushed(const uint8_t *code, size_t n, size_t at);
 

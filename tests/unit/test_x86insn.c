@@ -93,8 +93,10 @@ static void test_plt(void)
 					 0xf2, 0xff, 0x25, 1, 2, 3, 4,
 					 0x0f, 0x1f, 0x44, 0, 0 };
 
-	CHECK_EQ_U64(x86insn_plt_pushed(plt0, 16, 0), 0, "PLT0 at its push");
-	CHECK_EQ_U64(x86insn_plt_pushed(plt0, 16, 6), 8, "PLT0 after its push");
+	/* the entry that jumped to PLT0 pushed its relocation index */
+	CHECK_EQ_U64(x86insn_plt_pushed(plt0, 16, 0), 8, "PLT0 at its push");
+	CHECK_EQ_U64(x86insn_plt_pushed(plt0, 16, 6), 16,
+		     "PLT0 after its push");
 	CHECK_EQ_U64(x86insn_plt_pushed(entry, 16, 0), 0, "entry at its jmp");
 	CHECK_EQ_U64(x86insn_plt_pushed(entry, 16, 6), 0, "entry at its push");
 	CHECK_EQ_U64(x86insn_plt_pushed(entry, 16, 11), 8,
