@@ -118,7 +118,8 @@ fi
 # sysprof 3.46 itself (libsysprof-4's capture symbol resolver) names the
 # frames from __symbols__, kernel ones included, as restack does: sample
 # for sample, each address with the function restack's script shows last
-# for it (the one its inline frames were inlined into).
+# for it (the one its inline frames were inlined into); an address
+# outside every symbol is "[unknown]" in restack's script, "?" here.
 names=$BUILD/tests/syscap_names
 if [ -x "$names" ]; then
 	"$names" "$T/out.syscap" | cut -d' ' -f2- | sort >"$T/sysprof.names"
@@ -128,7 +129,8 @@ if [ -x "$names" ]; then
 	/^[^\t]/ && NF { out(); next }
 	/^\t/ && $NF != "marker" {
 		if ($1 != last) flush()
-		last = $1; name = $2; next
+		# an address neither can name: "?" in syscap_names
+		last = $1; name = ($2 == "[unknown]" ? "?" : $2); next
 	}
 	END { out() }' "$T/s.script" | sort >"$T/restack.names"
 	check "samples to compare ($(wc -l <"$T/restack.names"))" \
