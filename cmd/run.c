@@ -1060,6 +1060,14 @@ static int run_begin_pass(struct run *run, enum resolve_pass pass)
 	return 0;
 }
 
+void run_retry_missed(struct err *e, const struct resolve *r)
+{
+	err_set(e, ERR_CORRUPT, ERR_NO_OFF,
+		"the second pass did not find %zu of the %zu samples the "
+		"first left for it (did the file change?)",
+		resolve_nr_unretried(r), resolve_nr_deferred(r));
+}
+
 /* A RETRY pass's reader filter: the samples the FIRST pass deferred. */
 static enum sample_verdict run_retry_keeps(void *ctx,
 					   const struct sample_key *k)
@@ -1102,6 +1110,12 @@ static int run_extra_pass(struct run *run, enum resolve_pass pass,
 	}
 	if (rc == 0)
 		rc = run_pass(run, rd, fn, ctx);
+	if (rc == 0 && pass == RESOLVE_RETRY && !run->pool &&
+	    resolve_nr_unretried(&run->res)) {
+		run_retry_missed(&err, &run->res);
+		cmd_report_err(run->path, &err);
+		rc = -1;
+	}
 	source_close(rd);
 	run->other_event_samples = others;   /* counted in one pass only */
 	run->filtered = filtered;

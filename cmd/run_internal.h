@@ -48,6 +48,12 @@ void run_progress(struct run *run, const struct event *ev, bool done);
  */
 int run_capture_sharded(struct run *run, bool ordered);
 
+/*
+ * Fills e for a RETRY pass that did not meet every sample r's FIRST pass
+ * deferred (resolve_nr_unretried()): the run fails rather than drop them.
+ */
+void run_retry_missed(struct err *e, const struct resolve *r);
+
 /* The ctx of run's sinks (run_sinks). */
 static inline void *run_sinks_ctx(const struct run *run)
 {

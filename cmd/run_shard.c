@@ -434,8 +434,16 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 		perfdata_share_windows(source_perfdata(src), run->windows);
 	w->emitting = emit && !rs->summing;
 	resolve_begin_pass(w->res, pass);
-	/* the reader skips the other samples undecoded */
-	w->retry_by_order = pass == RESOLVE_RETRY && source_perfdata(src);
+	/*
+	 * The reader skips the other samples undecoded, when the FIRST pass
+	 * numbered samples in delivery order as this one will (a filter
+	 * judging samples as they are read numbers them otherwise, and
+	 * differently from run to run: when a thread is given out depends on
+	 * the other workers).
+	 */
+	w->retry_by_order = false;
+	w->retry_by_order = pass == RESOLVE_RETRY && source_perfdata(src) &&
+			    run_shard_when(w) == SAMPLE_FILTER_DELIVERED;
 	if (w->retry_by_order) {
 		resolve_retry_by_order(w->res);
 		stop_after = resolve_nr_deferred(w->res);
@@ -503,6 +511,11 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 		run_progress(run, NULL, true);
 	if (rc < 0) {
 		w->err = *source_err(src);
+		w->read_failed = true;
+		return -1;
+	}
+	if (pass == RESOLVE_RETRY && resolve_nr_unretried(w->res)) {
+		run_retry_missed(&w->err, w->res);
 		w->read_failed = true;
 		return -1;
 	}

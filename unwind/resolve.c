@@ -538,8 +538,8 @@ static void resolve_count_modules(const struct unwind_result *ur)
 		ur->end_mod->no_cfi++;
 }
 
-/* Remembers sample r->seq, delivered at order, for the RETRY pass. */
-static int resolve_defer(struct resolve *r, uint64_t order)
+/* Remembers sample r->seq, ev, for the RETRY pass. */
+static int resolve_defer(struct resolve *r, const struct event *ev)
 {
 	struct resolve_deferred *d;
 
@@ -547,7 +547,9 @@ static int resolve_defer(struct resolve *r, uint64_t order)
 		     r->nr_deferred + 1) < 0)
 		return -1;
 	d = &r->deferred[r->nr_deferred++];
-	d->order = order;
+	d->order = ev->order;
+	d->time = ev->time;
+	d->tid = ev->tid;
 	d->seq = r->seq;
 	d->tseq = r->tseq;
 	return 0;
@@ -609,7 +611,7 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 		 */
 		if (r->pass == RESOLVE_FIRST) {
 			*deferred = true;
-			if (resolve_defer(r, ev->order) < 0)
+			if (resolve_defer(r, ev) < 0)
 				return -1;
 			return stitcher_observe(r->st, key, r->tseq, r->sf,
 						ur.nr, ur.end);
@@ -676,13 +678,20 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 
 	r->mc->sample_no++;     /* for the loader's count (modload.h) */
 	if (r->pass == RESOLVE_RETRY && r->retry_by_order) {
-		/* the deferred samples alone, with their numbers */
+		/*
+		 * The deferred samples alone, with their numbers.  Another
+		 * sample at a deferred one's order is not taken for it: the
+		 * ones left unmet then fail the run (resolve_nr_unretried()).
+		 */
 		const struct resolve_deferred *d;
 
-		if (r->next_deferred >= r->nr_deferred ||
-		    r->deferred[r->next_deferred].order != ev->order)
+		if (r->next_deferred >= r->nr_deferred)
 			return 0;
-		d = &r->deferred[r->next_deferred++];
+		d = &r->deferred[r->next_deferred];
+		if (d->order != ev->order || d->time != ev->time ||
+		    d->tid != ev->tid)
+			return 0;
+		r->next_deferred++;
 		r->seq = d->seq;
 		r->tseq = d->tseq;
 	} else {

@@ -98,6 +98,8 @@ struct resolve_loc_slot;
 /* A sample the FIRST pass left for the RETRY pass. */
 struct resolve_deferred {
 	uint64_t order;          /* event.order */
+	uint64_t time;           /* with tid, to know it again */
+	int32_t tid;
 	uint32_t seq, tseq;      /* its numbers in the FIRST pass */
 };
 
@@ -170,6 +172,16 @@ int resolve_add_counts(struct resolve *dst, struct resolve *src);
 static inline size_t resolve_nr_deferred(const struct resolve *r)
 {
 	return r->nr_deferred;
+}
+
+/*
+ * Deferred samples the RETRY pass has not met (yet): after it, nonzero
+ * when its reader did not deliver what the FIRST pass's did (the file
+ * changed between passes, or its samples were numbered otherwise).
+ */
+static inline size_t resolve_nr_unretried(const struct resolve *r)
+{
+	return r->nr_deferred - r->next_deferred;
 }
 
 /*
