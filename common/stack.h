@@ -33,7 +33,8 @@ enum end_reason {
 	END_ROOT,         /* reached the thread's root (CFI end or root symbol) */
 	END_WINDOW,       /* the copied stack window was full and ran out */
 	END_NO_CFI,       /* no unwind information covered a pc */
-	END_BAD_RA,       /* a return address pointed to no code */
+	END_BAD_RA,       /* a return address pointed to no code, or
+			   * read as 0 outside a thread's first function */
 	END_BAD_STACK,    /* a read fell outside a complete stack copy, or sp
 			   * did not grow */
 	END_LOOP,         /* a (pc, sp) pair repeated */

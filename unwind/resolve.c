@@ -402,6 +402,22 @@ static bool resolve_is_root(const struct sym_loc *loc)
 	return false;
 }
 
+/*
+ * Whether a walk that read a zero return address in the function at loc
+ * reached the thread's end: in its first function, or in Go's
+ * runtime.clone, where a new thread runs on a stack still empty before
+ * it calls runtime.mstart.  Elsewhere the zero is a word read where no
+ * return address was.
+ */
+static bool resolve_is_zero_ra_root(const struct sym_loc *loc)
+{
+	const char *name = loc && loc->nr ? loc->e[loc->nr - 1].name : NULL;
+
+	return resolve_is_root(loc) ||
+	       (name && (!strcmp(name, "runtime.clone") ||
+			 !strcmp(name, "runtime.clone.abi0")));
+}
+
 static const struct sym_loc *resolve_frame_loc(struct resolve *r,
 					       const struct event *ev,
 					       const struct stitch_frame *f)
@@ -595,6 +611,13 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 	r->uw.jit_ctx = &jc;
 	unwind_sample(&r->uw, maps, s, &ur);
 	resolve_copy_frames(&ur, r->sf);
+	if (ur.end == END_ROOT && ur.zero_ra && ur.nr &&
+	    !resolve_is_zero_ra_root(
+		    resolve_frame_loc(r, ev, &r->sf[ur.nr - 1]))) {
+		/* a word read where the return address was not */
+		ur.end = END_BAD_RA;
+		ur.end_addr = 0;
+	}
 	if (r->pass == RESOLVE_PRESCAN)
 		return r->st ? stitcher_observe(r->st, key, r->tseq, r->sf,
 						ur.nr, ur.end) :

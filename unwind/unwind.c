@@ -917,6 +917,7 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 			next->valid &= ~(1ull << a->ra);
 		if (next->r[a->pc] == 0) {
 			res->end = END_ROOT;   /* a zero return address */
+			res->zero_ra = true;
 			break;
 		}
 		/*

@@ -90,6 +90,10 @@ struct unwind_result {
 	uint64_t end_cfa;              /* END_WINDOW: the outermost frame's
 					* CFA (its caller's sp) when known,
 					* else 0 */
+	bool zero_ra;                  /* END_ROOT: the outermost frame's
+					* return address read as 0, the end
+					* of a thread's stack only in its
+					* first function (the caller says) */
 };
 
 /*
