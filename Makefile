@@ -44,6 +44,7 @@ FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/fdout.c formats/pbuf.c formats/pprof.c formats/textesc.c \
 	formats/svg.c formats/speedscope.c formats/firefox.c \
 	formats/firefox_json.c \
+	formats/gzpar.c \
 	formats/tracepoint.c formats/pbufdec.c formats/profile.c \
 	formats/profile_pprof.c formats/profile_chrome.c
 UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/symtree.c unwind/ksyms.c unwind/a2l.c unwind/a2l_index.c unwind/a2lstate.c \
@@ -165,11 +166,12 @@ check-tsan: test-deps
 	$(Q)$(MAKE) --no-print-directory config.mak
 	$(Q)$(MAKE) --no-print-directory BUILD=build-tsan SANITIZE=thread \
 		CFLAGS="-O1 -g" build-tsan/$(PROG) build-tsan/tests/test_dbgd \
-		build-tsan/tests/test_shards build-tsan/tests/test_modload
+		build-tsan/tests/test_shards build-tsan/tests/test_modload \
+		build-tsan/tests/test_gzpar
 	$(Q)BUILD=build-tsan RESTACK=build-tsan/$(PROG) \
 		TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
 		tests/run.sh cli/jobs test_dbgd test_shards cli/locate \
-		test_modload cli/stream_modload
+		test_modload cli/stream_modload test_gzpar
 
 # Includes flow one way: common <- formats <- unwind <- cmd.
 check-includes:

@@ -1,14 +1,14 @@
 /*
  * firefox_json.c - the Firefox Profiler writer's output: the tables of
  * firefox.c as the processed profile's JSON, streamed out in 64 KiB
- * pieces (through zlib's gzip wrapper unless plain).
+ * pieces (gzip-compressed on two cores by gzpar.c unless plain).
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <zlib.h>
 
 #include "formats/fdout.h"
 #include "formats/firefox_internal.h"
+#include "formats/gzpar.h"
 #include "formats/textesc.h"
 
 #include "common/mem.h"
@@ -27,11 +27,10 @@ static const struct {
 	[FF_CAT_TRUNCATED] = { "Truncated", "red" },
 };
 
-/* The output: JSON text in out, sent through zlib unless plain. */
+/* The output: JSON text in out, sent through gz unless plain. */
 struct ff_out {
 	int fd;
-	bool gz;
-	z_stream z;
+	struct gzpar *gz;         /* NULL: plain */
 	struct strbuf out;
 	struct err *err;
 	int rc;
@@ -39,40 +38,22 @@ struct ff_out {
 	size_t mk_alloc;
 };
 
-static int ff_out_send(struct ff_out *o, int flush)
+/* Sends the text buffered (with gzip, once it makes a block). */
+static int ff_out_send(struct ff_out *o)
 {
-	unsigned char chunk[65536];
-	int zrc;
-
 	if (o->rc)
 		return o->rc;
+	if (o->gz) {
+		o->rc = gzpar_write(o->gz, &o->out);
+		return o->rc;
+	}
 	if (o->out.oom) {
 		o->rc = err_set(o->err, ERR_NOMEM, ERR_NO_OFF,
 				"Firefox profile");
 		return o->rc;
 	}
-	if (!o->gz) {
-		o->rc = fdout_write(o->fd, o->out.buf, o->out.len,
-				    "Firefox profile", o->err);
-		strbuf_reset(&o->out);
-		return o->rc;
-	}
-	o->z.next_in = (unsigned char *)o->out.buf;
-	o->z.avail_in = (uInt)o->out.len;
-	do {
-		o->z.next_out = chunk;
-		o->z.avail_out = sizeof(chunk);
-		zrc = deflate(&o->z, flush);
-		if (zrc == Z_STREAM_ERROR) {
-			o->rc = err_set(o->err, ERR_IO, ERR_NO_OFF,
-					"zlib deflate failed");
-			break;
-		}
-		o->rc = fdout_write(o->fd, chunk,
-				    sizeof(chunk) - o->z.avail_out,
-				    "Firefox profile", o->err);
-	} while (o->rc == 0 && (o->z.avail_out == 0 ||
-				(flush == Z_FINISH && zrc != Z_STREAM_END)));
+	o->rc = fdout_write(o->fd, o->out.buf, o->out.len, "Firefox profile",
+			    o->err);
 	strbuf_reset(&o->out);
 	return o->rc;
 }
@@ -80,7 +61,7 @@ static int ff_out_send(struct ff_out *o, int flush)
 /* Sends the buffered text once there is enough of it. */
 static int ff_out_maybe(struct ff_out *o)
 {
-	return o->out.len >= FF_FLUSH ? ff_out_send(o, Z_NO_FLUSH) : o->rc;
+	return o->out.len >= FF_FLUSH ? ff_out_send(o) : o->rc;
 }
 
 /* Appends ns nanoseconds as milliseconds, exactly, without trailing 0s. */
@@ -672,21 +653,20 @@ static void ff_thread_json(struct firefox *ff, struct ff_out *o,
 
 int firefox_write(struct firefox *ff, int fd, struct err *err)
 {
-	struct ff_out o = { .fd = fd, .gz = !ff->opts.plain, .err = err };
+	struct ff_out o = { .fd = fd, .err = err };
 	size_t i, j, end;
 
 	strbuf_init(&o.out);
 	/*
-	 * 15 + 16: gzip wrapper, whose header has no time and no name.
-	 * Level 1: zlib's default (6) took a third of the conversion's CPU
-	 * time on make bench's large capture (0.36 s against 0.26), for a
-	 * file 14% smaller (0.92 MB against 1.07).
+	 * zlib level 1 (gzpar.c): the default (6) took a third of the
+	 * conversion's CPU time on make bench's large capture (0.36 s
+	 * against 0.26), for a file 14% smaller (0.92 MB against 1.07).
 	 */
 	if (ff_settle(ff) < 0)
 		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "Firefox profile");
-	if (o.gz && deflateInit2(&o.z, Z_BEST_SPEED, Z_DEFLATED,
-				 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return err_set(err, ERR_NOMEM, ERR_NO_OFF, "zlib deflateInit2");
+	if (!ff->opts.plain &&
+	    !(o.gz = gzpar_open(fd, "Firefox profile", true, err)))
+		return -1;
 	if (ff->nr_threads > 1)
 		qsort(ff->threads, ff->nr_threads, sizeof(*ff->threads),
 		      ff_thread_cmp);
@@ -722,9 +702,15 @@ int firefox_write(struct firefox *ff, int fd, struct err *err)
 		}
 	}
 	strbuf_addstr(&o.out, "]}\n");
-	ff_out_send(&o, Z_FINISH);
-	if (o.gz)
-		deflateEnd(&o.z);
+	if (o.gz) {
+		/* after a failure too: it stops the thread, frees */
+		int rc = gzpar_finish(o.gz, &o.out);
+
+		if (!o.rc)
+			o.rc = rc;
+	} else {
+		ff_out_send(&o);
+	}
 	strbuf_release(&o.out);
 	free(o.mk);
 	return o.rc;
