@@ -301,6 +301,27 @@ static void dwimage_store(const struct dwcache_key *key, const uint8_t *img,
 	free(ranges);
 }
 
+/* An image's store, left for after it is shared (dwimage_build()). */
+struct dwimage_pending {
+	struct dwcache_key key;
+	const uint8_t *img;
+	uint64_t total, hdr_end, shoff, shtab_size;
+	struct dwimage_sec *secs;   /* owned */
+	size_t shnum;
+	struct dwimage_lazy *lz;    /* the image's */
+};
+
+/* Stores what p says and frees p; NULL is fine. */
+static void dwimage_store_pending(struct dwimage_pending *p)
+{
+	if (!p)
+		return;
+	dwimage_store(&p->key, p->img, p->total, p->hdr_end, p->secs,
+		      p->shnum, p->shoff, p->shtab_size, p->lz);
+	free(p->secs);
+	free(p);
+}
+
 /*
  * Maps the file behind fd for the lazy section of secs when it is the
  * one elf has read (same size, same compressed bytes); false: inflate it
@@ -352,10 +373,12 @@ static void dwimage_lazy_free(struct dwimage_lazy *lz)
 /*
  * Builds the image of elf (see dwimage_build()), for one owner.  With
  * key (its build-id and size filled in), the image is mapped from dwcache
- * when it is there, and stored there when it was built.
+ * when it is there; when it was built, *pending says how to store it
+ * there (dwimage_store_pending(), while the image lives), else is NULL.
  */
 static void *dwimage_make(Elf *elf, int fd, size_t *size,
-			  struct dwcache_key *key)
+			  struct dwcache_key *key,
+			  struct dwimage_pending **pending)
 {
 	struct libdeflate_decompressor *dec = NULL;
 	struct dwimage_sec *secs = NULL;
@@ -503,9 +526,23 @@ static void *dwimage_make(Elf *elf, int fd, size_t *size,
 			goto fail;
 		h->e_shoff = (Elf32_Off)new_shoff;
 	}
-	if (key)
-		dwimage_store(key, img, total, hdr_end, secs, shnum, new_shoff,
-			      shnum * entsize, lz);
+	if (key) {
+		struct dwimage_pending *p = mem_zalloc(1, sizeof(*p));
+
+		if (p) {
+			p->key = *key;
+			p->img = img;
+			p->total = total;
+			p->hdr_end = hdr_end;
+			p->shoff = new_shoff;
+			p->shtab_size = shnum * entsize;
+			p->secs = secs;
+			p->shnum = shnum;
+			p->lz = lz;
+			secs = NULL;    /* p's now */
+			*pending = p;
+		}
+	}
 done:
 	hdr.map_size = map_size;
 	hdr.lazy = lz;
@@ -599,6 +636,7 @@ static struct dwimage_entry *dwimage_find_locked(const uint8_t *bid,
 
 void *dwimage_build(Elf *elf, int fd, size_t *size)
 {
+	struct dwimage_pending *pending = NULL;
 	struct dwimage_entry *e;
 	struct dwcache_key key;
 	uint8_t bid[64];
@@ -607,7 +645,7 @@ void *dwimage_build(Elf *elf, int fd, size_t *size)
 	void *image;
 
 	if (!bid_len || !elf_rawfile(elf, &raw_size))
-		return dwimage_make(elf, fd, size, NULL);   /* not shared */
+		return dwimage_make(elf, fd, size, NULL, NULL); /* not shared */
 	pthread_mutex_lock(&dwimage_lock);
 	/* found again after each wait: its builder may have freed it */
 	while ((e = dwimage_find_locked(bid, bid_len, raw_size)) &&
@@ -636,7 +674,7 @@ void *dwimage_build(Elf *elf, int fd, size_t *size)
 
 	key = (struct dwcache_key){ .bid_len = bid_len, .raw_size = raw_size };
 	memcpy(key.bid, bid, bid_len);
-	image = dwimage_make(elf, fd, size, &key);
+	image = dwimage_make(elf, fd, size, &key, &pending);
 	if (image)
 		dwimage_seal(image);
 	pthread_mutex_lock(&dwimage_lock);
@@ -646,6 +684,13 @@ void *dwimage_build(Elf *elf, int fd, size_t *size)
 	e->refs = image ? 1 : 0;
 	pthread_cond_broadcast(&dwimage_built);
 	pthread_mutex_unlock(&dwimage_lock);
+	/*
+	 * Stored once those waiting for it have it: writing it takes as
+	 * long as inflating it (and the store inflates the lazy section,
+	 * under its lock, as a reader of lines would).  The caller's
+	 * reference keeps it mapped meanwhile.
+	 */
+	dwimage_store_pending(pending);
 	return image;
 }
 

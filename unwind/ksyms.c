@@ -71,6 +71,9 @@ struct ksyms {
 	uint64_t names_len;
 	void *map;
 	size_t map_size;
+	bool store_pending;           /* ksyms_store_index() has to */
+	struct ksyms_src src;         /* ... the identity it was made from */
+	char name[64];                /* ... and its index's file name */
 };
 
 /*
@@ -212,8 +215,8 @@ static void ksyms_put(struct ksyms_writer *w, const void *p, size_t len)
 }
 
 /* Stores t as the index of src (failures only count: dwcache.h). */
-static void ksyms_store(const struct symtab *t, const char *name,
-			const struct ksyms_src *src)
+static void ksyms_write_index(const struct symtab *t, const char *name,
+			      const struct ksyms_src *src)
 {
 	struct ksyms_writer *w = malloc(sizeof(*w));
 	struct ksyms_hdr h;
@@ -250,6 +253,22 @@ static void ksyms_store(const struct symtab *t, const char *name,
 
 struct ksyms *ksyms_load(const char *path)
 {
+	struct ksyms *k = ksyms_load_unstored(path);
+
+	ksyms_store_index(k);
+	return k;
+}
+
+void ksyms_store_index(struct ksyms *k)
+{
+	if (k && k->store_pending)
+		ksyms_write_index(k->tab, k->name, &k->src);
+	if (k)
+		k->store_pending = false;
+}
+
+struct ksyms *ksyms_load_unstored(const char *path)
+{
 	struct ksyms *k = mem_zalloc(1, sizeof(*k));
 	struct ksyms_src src, again;
 	bool known;
@@ -278,8 +297,11 @@ struct ksyms *ksyms_load(const char *path)
 	}
 	/* stored only when the file stayed the same while it was read */
 	if (known && ksyms_settled(&src) && ksyms_identify(path, &again) &&
-	    !memcmp(&src, &again, sizeof(src)))
-		ksyms_store(k->tab, name, &src);
+	    !memcmp(&src, &again, sizeof(src))) {
+		k->store_pending = true;
+		k->src = src;
+		memcpy(k->name, name, sizeof(k->name));
+	}
 	return k;
 }
 

@@ -34,6 +34,14 @@ struct ksyms;
 struct ksyms *ksyms_load(const char *path);
 
 /*
+ * ksyms_load() less storing the index it made: ksyms_store_index() does
+ * that, once the table is in use (it only reads the table, so lookups
+ * may run beside it on other threads).  NULL k is fine.
+ */
+struct ksyms *ksyms_load_unstored(const char *path);
+void ksyms_store_index(struct ksyms *k);
+
+/*
  * The name perf gives kernel address addr: *len bytes (not NUL-terminated,
  * valid until ksyms_free()), or NULL when no symbol covers it.
  */

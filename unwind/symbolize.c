@@ -48,12 +48,16 @@ void kallsyms_once_release(struct kallsyms_once *k)
 
 void kallsyms_once_load(struct kallsyms_once *k)
 {
+	struct ksyms *made = NULL;
+
 	pthread_mutex_lock(&k->lock);
 	if (!k->tried) {
 		k->tried = true;
-		k->tab = ksyms_load(k->path);
+		k->tab = made = ksyms_load_unstored(k->path);
 	}
 	pthread_mutex_unlock(&k->lock);
+	/* those waiting for the table use it while its index is written */
+	ksyms_store_index(made);
 }
 
 void symbolizer_share_kallsyms(struct symbolizer *s, struct kallsyms_once *k)
