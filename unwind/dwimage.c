@@ -620,6 +620,30 @@ struct dwimage_entry {
 static pthread_mutex_t dwimage_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t dwimage_built = PTHREAD_COND_INITIALIZER;
 static struct dwimage_entry *dwimage_entries;
+/* dwimage_defer_stores(), under dwimage_lock */
+static void (*dwimage_defer_fn)(void *ctx, struct dwimage_store_job *job);
+static void *dwimage_defer_ctx;
+
+struct dwimage_store_job {
+	struct dwimage_pending *pending;
+	void *image;             /* a reference, for the store */
+};
+
+void dwimage_defer_stores(void (*fn)(void *ctx, struct dwimage_store_job *job),
+			  void *ctx)
+{
+	pthread_mutex_lock(&dwimage_lock);
+	dwimage_defer_fn = fn;
+	dwimage_defer_ctx = ctx;
+	pthread_mutex_unlock(&dwimage_lock);
+}
+
+void dwimage_store_job_run(struct dwimage_store_job *job)
+{
+	dwimage_store_pending(job->pending);
+	dwimage_free(job->image);
+	free(job);
+}
 
 static struct dwimage_entry *dwimage_find_locked(const uint8_t *bid,
 						 unsigned bid_len,
@@ -637,6 +661,7 @@ static struct dwimage_entry *dwimage_find_locked(const uint8_t *bid,
 void *dwimage_build(Elf *elf, int fd, size_t *size)
 {
 	struct dwimage_pending *pending = NULL;
+	struct dwimage_store_job *job;
 	struct dwimage_entry *e;
 	struct dwcache_key key;
 	uint8_t bid[64];
@@ -677,19 +702,29 @@ void *dwimage_build(Elf *elf, int fd, size_t *size)
 	image = dwimage_make(elf, fd, size, &key, &pending);
 	if (image)
 		dwimage_seal(image);
+	job = pending && dwimage_defer_fn ? malloc(sizeof(*job)) : NULL;
 	pthread_mutex_lock(&dwimage_lock);
 	e->building = false;
 	e->image = image;
 	e->size = image ? *size : 0;
 	e->refs = image ? 1 : 0;
 	pthread_cond_broadcast(&dwimage_built);
-	pthread_mutex_unlock(&dwimage_lock);
 	/*
 	 * Stored once those waiting for it have it: writing it takes as
 	 * long as inflating it (and the store inflates the lazy section,
-	 * under its lock, as a reader of lines would).  The caller's
-	 * reference keeps it mapped meanwhile.
+	 * under its lock, as a reader of lines would).  A reference keeps
+	 * it mapped meanwhile: the caller's, or the job's.
 	 */
+	if (job && dwimage_defer_fn) {
+		e->refs++;
+		job->pending = pending;
+		job->image = image;
+		dwimage_defer_fn(dwimage_defer_ctx, job);
+		pending = NULL;
+		job = NULL;
+	}
+	pthread_mutex_unlock(&dwimage_lock);
+	free(job);
 	dwimage_store_pending(pending);
 	return image;
 }

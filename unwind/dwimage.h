@@ -36,6 +36,20 @@ void *dwimage_build(Elf *elf, int fd, size_t *size);
 void dwimage_free(void *image);
 
 /*
+ * Storing an image dwimage_build() built in the DWARF cache (dwcache.h)
+ * takes about as long as building it.  By default the builder stores it
+ * before it returns (after those waiting for it have it).  With fn set,
+ * builds hand the store to fn(ctx, job) instead, called under the images'
+ * lock (fn only queues it), to run later with dwimage_store_job_run(),
+ * which stores, drops the reference the job holds and frees it.  fn NULL
+ * goes back to the default; a job handed over must still be run.
+ */
+struct dwimage_store_job;
+void dwimage_defer_stores(void (*fn)(void *ctx, struct dwimage_store_job *job),
+			  void *ctx);
+void dwimage_store_job_run(struct dwimage_store_job *job);
+
+/*
  * Makes image's .debug_line readable (NULL, or an image without a lazy
  * one, is fine).  False when its compressed data is bad: then it reads
  * as zeroes (libdw finds no line table).  Thread-safe.

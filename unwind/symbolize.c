@@ -46,7 +46,7 @@ void kallsyms_once_release(struct kallsyms_once *k)
 	memset(k, 0, sizeof(*k));
 }
 
-void kallsyms_once_load(struct kallsyms_once *k)
+struct ksyms *kallsyms_once_load_unstored(struct kallsyms_once *k)
 {
 	struct ksyms *made = NULL;
 
@@ -56,8 +56,13 @@ void kallsyms_once_load(struct kallsyms_once *k)
 		k->tab = made = ksyms_load_unstored(k->path);
 	}
 	pthread_mutex_unlock(&k->lock);
+	return made;
+}
+
+void kallsyms_once_load(struct kallsyms_once *k)
+{
 	/* those waiting for the table use it while its index is written */
-	ksyms_store_index(made);
+	ksyms_store_index(kallsyms_once_load_unstored(k));
 }
 
 void symbolizer_share_kallsyms(struct symbolizer *s, struct kallsyms_once *k)

@@ -40,6 +40,13 @@ void kallsyms_once_release(struct kallsyms_once *k);
 /* Reads k's file unless it was: what its first user does.  Thread-safe. */
 void kallsyms_once_load(struct kallsyms_once *k);
 
+/*
+ * kallsyms_once_load() but for storing the index of the table it read:
+ * returns that table when this call read it (the caller then owes it a
+ * ksyms_store_index() before kallsyms_once_release()), else NULL.
+ */
+struct ksyms *kallsyms_once_load_unstored(struct kallsyms_once *k);
+
 struct symbolizer {
 	bool inline_frames;
 	struct ksyms *kallsyms;     /* owned unless shared; NULL: kernel

@@ -20,6 +20,7 @@
 #include "common/mem.h"
 #include "unwind/a2l_index.h"
 #include "unwind/dwimage.h"
+#include "unwind/ksyms.h"
 #include "unwind/module.h"
 #include "unwind/warmup.h"
 
@@ -28,12 +29,20 @@ struct warmup_job {
 	char *path;                     /* the ELF file to inflate */
 };
 
+/* A store into the DWARF cache, done when nothing else waits. */
+struct warmup_store {
+	struct warmup_store *next;
+	struct dwimage_store_job *image;  /* or: */
+	struct ksyms *ksyms;
+};
+
 struct warmup {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t more;
 	struct warmup_job *head, **tail;
 	struct kallsyms_once *ks;       /* to read when no DWARF waits */
+	struct warmup_store *stores, **stores_tail;
 	bool stopping;
 	void **images;                  /* held until warmup_stop() */
 	size_t nr_images, alloc_images;
@@ -70,25 +79,81 @@ static void warmup_do_dwarf(struct warmup *w, const char *path)
 		close(fd);
 }
 
+/* Queues a store (called with w->lock held, or before the thread runs). */
+static void warmup_add_store_locked(struct warmup *w, struct warmup_store *st)
+{
+	*w->stores_tail = st;
+	w->stores_tail = &st->next;
+	pthread_cond_signal(&w->more);
+}
+
+/* dwimage_defer_stores()'s function: builds' stores come here. */
+static void warmup_defer_image(void *ctx, struct dwimage_store_job *job)
+{
+	struct warmup *w = ctx;
+	struct warmup_store *st = mem_zalloc(1, sizeof(*st));
+
+	if (!st) {
+		dwimage_store_job_run(job);     /* now, then */
+		return;
+	}
+	st->image = job;
+	pthread_mutex_lock(&w->lock);
+	warmup_add_store_locked(w, st);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void warmup_do_store(struct warmup_store *st)
+{
+	if (st->image)
+		dwimage_store_job_run(st->image);
+	ksyms_store_index(st->ksyms);
+	free(st);
+}
+
+/*
+ * DWARF to inflate first, then the kernel symbols, then the stores into
+ * the cache, which no one waits for (all of them, when stopping).
+ */
 static void *warmup_main(void *arg)
 {
 	struct warmup *w = arg;
+	struct warmup_store *st;
 	struct warmup_job *j;
 	struct kallsyms_once *ks;
 
 	for (;;) {
 		pthread_mutex_lock(&w->lock);
-		while (!w->head && !w->ks && !w->stopping)
+		while (!w->head && !w->ks && !w->stores && !w->stopping)
 			pthread_cond_wait(&w->more, &w->lock);
 		j = w->stopping ? NULL : w->head;
 		ks = w->stopping || j ? NULL : w->ks;
+		st = j || ks ? NULL : w->stores;
 		if (j && !(w->head = j->next))
 			w->tail = &w->head;
 		if (ks)
 			w->ks = NULL;
+		if (st && !(w->stores = st->next))
+			w->stores_tail = &w->stores;
 		pthread_mutex_unlock(&w->lock);
 		if (ks) {
-			kallsyms_once_load(ks);
+			struct ksyms *made = kallsyms_once_load_unstored(ks);
+
+			if (made) {
+				st = mem_zalloc(1, sizeof(*st));
+				if (!st) {
+					ksyms_store_index(made);
+					continue;
+				}
+				st->ksyms = made;
+				pthread_mutex_lock(&w->lock);
+				warmup_add_store_locked(w, st);
+				pthread_mutex_unlock(&w->lock);
+			}
+			continue;
+		}
+		if (st) {
+			warmup_do_store(st);
 			continue;
 		}
 		if (!j)
@@ -109,6 +174,7 @@ struct warmup *warmup_start(void)
 	if (!w)
 		return NULL;
 	w->tail = &w->head;
+	w->stores_tail = &w->stores;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->more, NULL);
 	(void)elf_version(EV_CURRENT);
@@ -118,6 +184,7 @@ struct warmup *warmup_start(void)
 		free(w);
 		return NULL;
 	}
+	dwimage_defer_stores(warmup_defer_image, w);
 	return w;
 }
 
@@ -162,6 +229,8 @@ void warmup_stop(struct warmup *w)
 
 	if (!w)
 		return;
+	/* builds from now on store what they build themselves */
+	dwimage_defer_stores(NULL, NULL);
 	pthread_mutex_lock(&w->lock);
 	w->stopping = true;
 	pthread_cond_signal(&w->more);

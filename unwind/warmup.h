@@ -9,6 +9,11 @@
  * waits for it (kallsyms_once, dwimage_build() share and lock), so the
  * thread only starts it sooner.  Thread-safe: workers queue from their
  * own threads.
+ *
+ * The thread also writes what the run made into the DWARF cache (the
+ * kernel symbols' index, every DWARF image built, by any thread: see
+ * dwimage_defer_stores()), when no inflating or kernel symbols wait;
+ * warmup_stop() finishes those writes, so a later run finds them all.
  */
 #ifndef RESTACK_UNWIND_WARMUP_H
 #define RESTACK_UNWIND_WARMUP_H
@@ -34,8 +39,9 @@ void warmup_kallsyms(struct warmup *w, struct kallsyms_once *k);
 void warmup_dwarf(struct warmup *w, const char *path);
 
 /*
- * Drops the work not started, waits for the thread and releases what it
- * holds (images stay while their users hold them).  NULL is fine.
+ * Drops the work not started but the cache's writes, waits for the
+ * thread and releases what it holds (images stay while their users hold
+ * them).  NULL is fine.
  */
 void warmup_stop(struct warmup *w);
 
