@@ -713,6 +713,14 @@ static unsigned run_workers(const struct run *run, bool sharded)
 	return run_jobs(o);
 }
 
+/* Stops the warmup thread, its cache writes done; nothing uses it after. */
+static void run_stop_warmup(struct run *run)
+{
+	run->kallsyms_once.warmup = NULL;
+	warmup_stop(run->warmup);
+	run->warmup = NULL;
+}
+
 /*
  * The DWARF of the user modules the capture lists by build-id, given to
  * the warmup thread before anything else: the run's first samples need
@@ -818,6 +826,7 @@ int run_init_resolver(struct run *run, const struct perfdata_info *in)
 		}
 		run->kallsyms_shared = true;
 		ro.kallsyms_shared = &run->kallsyms_once;
+		run->kallsyms_once.warmup = run->warmup;
 		warmup_kallsyms(run->warmup, &run->kallsyms_once);
 	}
 	ro.buildid_dirs = dirs;
@@ -1389,8 +1398,7 @@ int run_capture(struct run *run, const struct run_opts *opts,
 done:
 	run_stop_loaders(run);
 	/* what it did shows in the reports (the cache's counts) */
-	warmup_stop(run->warmup);
-	run->warmup = NULL;
+	run_stop_warmup(run);
 	if (run->pool) {
 		/* the workers' counts join the first resolver's */
 		struct pool *pool = run->pool;
@@ -1452,7 +1460,7 @@ void run_free(struct run *run)
 	run_stop_loaders(run);          /* before what they work on goes */
 	if (run->pool)
 		pool_finish(run->pool, NULL);
-	warmup_stop(run->warmup);       /* before what it works on goes */
+	run_stop_warmup(run);           /* before what it works on goes */
 	if (run->res_ready)
 		resolve_release(&run->res);
 	if (run->kallsyms_shared)

@@ -23,6 +23,7 @@
 #include "unwind/ksyms.h"
 #include "unwind/module.h"
 #include "unwind/symtab.h"
+#include "unwind/warmup.h"
 
 void symbolizer_init(struct symbolizer *s, bool inline_frames)
 {
@@ -61,8 +62,13 @@ struct ksyms *kallsyms_once_load_unstored(struct kallsyms_once *k)
 
 void kallsyms_once_load(struct kallsyms_once *k)
 {
+	struct ksyms *made = kallsyms_once_load_unstored(k);
+
 	/* those waiting for the table use it while its index is written */
-	ksyms_store_index(kallsyms_once_load_unstored(k));
+	if (made && k->warmup)
+		warmup_store_ksyms(k->warmup, made);
+	else
+		ksyms_store_index(made);
 }
 
 void symbolizer_share_kallsyms(struct symbolizer *s, struct kallsyms_once *k)

@@ -27,11 +27,16 @@ struct module;
  * once, by the first that needs it, under the lock; read-only afterwards.
  * The owner initialises it before and releases it after its users.
  */
+struct warmup;
+
 struct kallsyms_once {
 	pthread_mutex_t lock;
 	bool tried;
 	struct ksyms *tab;        /* owned */
 	char *path;               /* owned */
+	/* when set, kallsyms_once_load() leaves storing the index to it
+	 * (cleared before it stops) */
+	struct warmup *warmup;
 };
 
 /* Returns 0, or -1 when out of memory. */

@@ -139,17 +139,8 @@ static void *warmup_main(void *arg)
 		if (ks) {
 			struct ksyms *made = kallsyms_once_load_unstored(ks);
 
-			if (made) {
-				st = mem_zalloc(1, sizeof(*st));
-				if (!st) {
-					ksyms_store_index(made);
-					continue;
-				}
-				st->ksyms = made;
-				pthread_mutex_lock(&w->lock);
-				warmup_add_store_locked(w, st);
-				pthread_mutex_unlock(&w->lock);
-			}
+			if (made)
+				warmup_store_ksyms(w, made);
 			continue;
 		}
 		if (st) {
@@ -205,6 +196,20 @@ void warmup_kallsyms(struct warmup *w, struct kallsyms_once *k)
 	pthread_mutex_lock(&w->lock);
 	w->ks = k;
 	pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void warmup_store_ksyms(struct warmup *w, struct ksyms *k)
+{
+	struct warmup_store *st = mem_zalloc(1, sizeof(*st));
+
+	if (!st) {
+		ksyms_store_index(k);   /* now, then */
+		return;
+	}
+	st->ksyms = k;
+	pthread_mutex_lock(&w->lock);
+	warmup_add_store_locked(w, st);
 	pthread_mutex_unlock(&w->lock);
 }
 

@@ -32,6 +32,12 @@ struct warmup *warmup_start(void);
 void warmup_kallsyms(struct warmup *w, struct kallsyms_once *k);
 
 /*
+ * Writes k's index into the DWARF cache (ksyms_store_index()) when
+ * nothing else waits, by warmup_stop() at the latest; k must outlive w.
+ */
+void warmup_store_ksyms(struct warmup *w, struct ksyms *k);
+
+/*
  * Builds the decompressed DWARF image of the ELF file at path (a module's
  * debug file, or its file when it has none), held until warmup_stop().
  * Files without a build-id are left alone (their images are not shared).
