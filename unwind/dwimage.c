@@ -621,7 +621,7 @@ static pthread_mutex_t dwimage_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t dwimage_built = PTHREAD_COND_INITIALIZER;
 static struct dwimage_entry *dwimage_entries;
 /* dwimage_defer_stores(), under dwimage_lock */
-static void (*dwimage_defer_fn)(void *ctx, struct dwimage_store_job *job);
+static bool (*dwimage_defer_fn)(void *ctx, struct dwimage_store_job *job);
 static void *dwimage_defer_ctx;
 
 struct dwimage_store_job {
@@ -629,7 +629,7 @@ struct dwimage_store_job {
 	void *image;             /* a reference, for the store */
 };
 
-void dwimage_defer_stores(void (*fn)(void *ctx, struct dwimage_store_job *job),
+void dwimage_defer_stores(bool (*fn)(void *ctx, struct dwimage_store_job *job),
 			  void *ctx)
 {
 	pthread_mutex_lock(&dwimage_lock);
@@ -702,7 +702,7 @@ void *dwimage_build(Elf *elf, int fd, size_t *size)
 	image = dwimage_make(elf, fd, size, &key, &pending);
 	if (image)
 		dwimage_seal(image);
-	job = pending && dwimage_defer_fn ? malloc(sizeof(*job)) : NULL;
+	job = pending && dwimage_defer_fn ? mem_zalloc(1, sizeof(*job)) : NULL;
 	pthread_mutex_lock(&dwimage_lock);
 	e->building = false;
 	e->image = image;
@@ -719,12 +719,15 @@ void *dwimage_build(Elf *elf, int fd, size_t *size)
 		e->refs++;
 		job->pending = pending;
 		job->image = image;
-		dwimage_defer_fn(dwimage_defer_ctx, job);
 		pending = NULL;
-		job = NULL;
+		if (dwimage_defer_fn(dwimage_defer_ctx, job))
+			job = NULL;
 	}
 	pthread_mutex_unlock(&dwimage_lock);
-	free(job);
+	if (job && job->image)
+		dwimage_store_job_run(job);     /* not taken: now */
+	else
+		free(job);
 	dwimage_store_pending(pending);
 	return image;
 }

@@ -40,12 +40,13 @@ void dwimage_free(void *image);
  * takes about as long as building it.  By default the builder stores it
  * before it returns (after those waiting for it have it).  With fn set,
  * builds hand the store to fn(ctx, job) instead, called under the images'
- * lock (fn only queues it), to run later with dwimage_store_job_run(),
- * which stores, drops the reference the job holds and frees it.  fn NULL
- * goes back to the default; a job handed over must still be run.
+ * lock (fn only queues it; false: it could not, the builder stores), to
+ * run later with dwimage_store_job_run(), which stores, drops the
+ * reference the job holds and frees it.  fn NULL goes back to the
+ * default; a job handed over must still be run.
  */
 struct dwimage_store_job;
-void dwimage_defer_stores(void (*fn)(void *ctx, struct dwimage_store_job *job),
+void dwimage_defer_stores(bool (*fn)(void *ctx, struct dwimage_store_job *job),
 			  void *ctx);
 void dwimage_store_job_run(struct dwimage_store_job *job);
 

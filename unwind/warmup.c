@@ -79,28 +79,28 @@ static void warmup_do_dwarf(struct warmup *w, const char *path)
 		close(fd);
 }
 
-/* Queues a store (called with w->lock held, or before the thread runs). */
-static void warmup_add_store_locked(struct warmup *w, struct warmup_store *st)
+/* Queues the store of image or k; false when out of memory. */
+static bool warmup_add_store(struct warmup *w, struct dwimage_store_job *image,
+			     struct ksyms *k)
 {
+	struct warmup_store *st = mem_zalloc(1, sizeof(*st));
+
+	if (!st)
+		return false;
+	st->image = image;
+	st->ksyms = k;
+	pthread_mutex_lock(&w->lock);
 	*w->stores_tail = st;
 	w->stores_tail = &st->next;
 	pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->lock);
+	return true;
 }
 
 /* dwimage_defer_stores()'s function: builds' stores come here. */
-static void warmup_defer_image(void *ctx, struct dwimage_store_job *job)
+static bool warmup_defer_image(void *ctx, struct dwimage_store_job *job)
 {
-	struct warmup *w = ctx;
-	struct warmup_store *st = mem_zalloc(1, sizeof(*st));
-
-	if (!st) {
-		dwimage_store_job_run(job);     /* now, then */
-		return;
-	}
-	st->image = job;
-	pthread_mutex_lock(&w->lock);
-	warmup_add_store_locked(w, st);
-	pthread_mutex_unlock(&w->lock);
+	return warmup_add_store(ctx, job, NULL);
 }
 
 static void warmup_do_store(struct warmup_store *st)
@@ -201,16 +201,8 @@ void warmup_kallsyms(struct warmup *w, struct kallsyms_once *k)
 
 void warmup_store_ksyms(struct warmup *w, struct ksyms *k)
 {
-	struct warmup_store *st = mem_zalloc(1, sizeof(*st));
-
-	if (!st) {
+	if (!warmup_add_store(w, NULL, k))
 		ksyms_store_index(k);   /* now, then */
-		return;
-	}
-	st->ksyms = k;
-	pthread_mutex_lock(&w->lock);
-	warmup_add_store_locked(w, st);
-	pthread_mutex_unlock(&w->lock);
 }
 
 void warmup_dwarf(struct warmup *w, const char *path)
