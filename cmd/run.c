@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -731,6 +732,7 @@ static void run_warm_listed(struct run *run, const struct perfdata_info *in)
 {
 	char path[PATH_MAX];
 	const char *from;
+	struct stat st;
 	unsigned i;
 
 	if (!run->warmup)
@@ -746,7 +748,7 @@ static void run_warm_listed(struct run *run, const struct perfdata_info *in)
 		while (locate_next(&run->lookup.loc, LOCATE_DEBUG, b->filename,
 				   b->build_id, b->size, &it, path,
 				   sizeof(path), &from))
-			if (access(path, R_OK) == 0) {
+			if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 				warmup_dwarf(run->warmup, path);
 				break;
 			}

@@ -9,7 +9,6 @@
  * (kallsyms_once), meanwhile this one inflates libc's DWARF, the larger
  * job (90 M instructions against 63 M for a Debian kernel's kallsyms).
  */
-#include <fcntl.h>
 #include <libelf.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/mem.h"
+#include "common/regfile.h"
 #include "unwind/a2l_index.h"
 #include "unwind/dwimage.h"
 #include "unwind/ksyms.h"
@@ -57,7 +57,8 @@ static void warmup_do_dwarf(struct warmup *w, const char *path)
 	struct a2l_index_src src = { 0 };
 	size_t size;
 	void *image = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO named like a debug file would block open() for good */
+	int fd = regfile_open(path, NULL);
 	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
 
 	if (elf) {
