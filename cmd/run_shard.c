@@ -165,7 +165,7 @@ static enum sample_filter_when run_shard_when(const struct run_worker *w)
 	const struct perfdata_info *info = w->info;
 	unsigned i, n = 0;
 
-	if (!w->rs->summing || w->retry_by_order)
+	if (!w->rs->summing)
 		return SAMPLE_FILTER_DELIVERED;
 	for (i = 0; i < info->nr_attrs; i++)
 		if (!event_attr_is_dummy(&info->attrs[i]))
@@ -415,6 +415,7 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 	struct source *src;
 	struct rsample out;
 	struct event ev;
+	enum sample_filter_when when;
 	int rc;
 
 	if (w->index == 0 && main_pass) {
@@ -441,14 +442,14 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 	 * differently from run to run: when a thread is given out depends on
 	 * the other workers).
 	 */
-	w->retry_by_order = false;
+	when = run_shard_when(w);
 	w->retry_by_order = pass == RESOLVE_RETRY && source_perfdata(src) &&
-			    run_shard_when(w) == SAMPLE_FILTER_DELIVERED;
+			    when == SAMPLE_FILTER_DELIVERED;
 	if (w->retry_by_order) {
 		resolve_retry_by_order(w->res);
 		stop_after = resolve_nr_deferred(w->res);
 	}
-	source_set_sample_filter(src, run_shard_filter, w, run_shard_when(w));
+	source_set_sample_filter(src, run_shard_filter, w, when);
 	w->nr_pending = 0;
 	w->untracked = false;
 	w->seen = 0;

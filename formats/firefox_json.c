@@ -43,18 +43,8 @@ static int ff_out_send(struct ff_out *o)
 {
 	if (o->rc)
 		return o->rc;
-	if (o->gz) {
-		o->rc = gzpar_write(o->gz, &o->out);
-		return o->rc;
-	}
-	if (o->out.oom) {
-		o->rc = err_set(o->err, ERR_NOMEM, ERR_NO_OFF,
-				"Firefox profile");
-		return o->rc;
-	}
-	o->rc = fdout_write(o->fd, o->out.buf, o->out.len, "Firefox profile",
-			    o->err);
-	strbuf_reset(&o->out);
+	o->rc = o->gz ? gzpar_write(o->gz, &o->out) :
+			fdout_flush(o->fd, &o->out, "Firefox profile", o->err);
 	return o->rc;
 }
 

@@ -702,7 +702,6 @@ void *dwimage_build(Elf *elf, int fd, size_t *size)
 	image = dwimage_make(elf, fd, size, &key, &pending);
 	if (image)
 		dwimage_seal(image);
-	job = pending && dwimage_defer_fn ? mem_zalloc(1, sizeof(*job)) : NULL;
 	pthread_mutex_lock(&dwimage_lock);
 	e->building = false;
 	e->image = image;
@@ -715,19 +714,19 @@ void *dwimage_build(Elf *elf, int fd, size_t *size)
 	 * under its lock, as a reader of lines would).  A reference keeps
 	 * it mapped meanwhile: the caller's, or the job's.
 	 */
-	if (job && dwimage_defer_fn) {
-		e->refs++;
+	if (pending && dwimage_defer_fn &&
+	    (job = mem_zalloc(1, sizeof(*job)))) {
 		job->pending = pending;
 		job->image = image;
-		pending = NULL;
-		if (dwimage_defer_fn(dwimage_defer_ctx, job))
-			job = NULL;
+		e->refs++;
+		if (dwimage_defer_fn(dwimage_defer_ctx, job)) {
+			pending = NULL;
+		} else {
+			e->refs--;      /* not taken: stored below */
+			free(job);
+		}
 	}
 	pthread_mutex_unlock(&dwimage_lock);
-	if (job && job->image)
-		dwimage_store_job_run(job);     /* not taken: now */
-	else
-		free(job);
 	dwimage_store_pending(pending);
 	return image;
 }

@@ -261,10 +261,10 @@ struct ksyms *ksyms_load(const char *path)
 
 void ksyms_store_index(struct ksyms *k)
 {
-	if (k && k->store_pending)
-		ksyms_write_index(k->tab, k->name, &k->src);
-	if (k)
-		k->store_pending = false;
+	if (!k || !k->store_pending)
+		return;
+	ksyms_write_index(k->tab, k->name, &k->src);
+	k->store_pending = false;
 }
 
 struct ksyms *ksyms_load_unstored(const char *path)
