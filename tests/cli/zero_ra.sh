@@ -72,10 +72,12 @@ marker = ("[truncated:", "bad")
 assert full.keys() == cut.keys(), "the samples differ"
 hit = rooted = 0
 for key, frames in full.items():
-    addrs = [a for a, _ in frames]
+    # return addresses are the caller frames' (the leaf is the sampled
+    # ip, which can be the instruction after a call: not zeroed)
+    addrs = [a for a, _ in frames[1:]]
     want = frames
     if ra in addrs:
-        want = frames[:addrs.index(ra)]
+        want = frames[:1 + addrs.index(ra)]
         hit += 1
     else:
         rooted += 1
