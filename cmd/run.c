@@ -722,39 +722,6 @@ static void run_stop_warmup(struct run *run)
 	run->warmup = NULL;
 }
 
-/*
- * The DWARF of the user modules the capture lists by build-id, given to
- * the warmup thread before anything else: the run's first samples need
- * most of them, and libc's takes the longest to inflate.  A module whose
- * debug file is not found here waits for the module's load, as before.
- */
-static void run_warm_listed(struct run *run, const struct perfdata_info *in)
-{
-	char path[PATH_MAX];
-	const char *from;
-	struct stat st;
-	unsigned i;
-
-	if (!run->warmup)
-		return;
-	for (i = 0; i < in->nr_build_ids; i++) {
-		const struct perfdata_build_id *b = &in->build_ids[i];
-		struct locate_iter it = { 0 };
-
-		/* PERF_RECORD_MISC_USER */
-		if ((b->cpumode & 7) != 2 || !b->size || !b->filename ||
-		    locate_is_special(b->filename))
-			continue;
-		while (locate_next(&run->lookup.loc, LOCATE_DEBUG, b->filename,
-				   b->build_id, b->size, &it, path,
-				   sizeof(path), &from))
-			if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-				warmup_dwarf(run->warmup, path);
-				break;
-			}
-	}
-}
-
 int run_init_resolver(struct run *run, const struct perfdata_info *in)
 {
 	const struct run_opts *o = run->opts;
@@ -816,8 +783,10 @@ int run_init_resolver(struct run *run, const struct perfdata_info *in)
 	run->warmup = warmup_start();
 	ro.warmup = run->warmup;
 	/* (with filters, the samples kept may need few of them) */
-	if (!o->no_inline && !run->filtering)
+	if (!o->no_inline && !run->filtering) {
 		run_warm_listed(run, in);
+		run_warm_mapped(run);
+	}
 	if ((jobs > 1 || run->warmup) && run->kallsyms_used) {
 		/* one copy of the kernel's symbols for all workers, read
 		 * ahead when there is a core to spare */

@@ -16,6 +16,15 @@
  */
 int run_init_resolver(struct run *run, const struct perfdata_info *in);
 
+/*
+ * The debug files the warmup thread inflates before the run needs them
+ * (run_warm.c): those of the user modules in's build-id list, queued now,
+ * and that of the C library the capture's first records map (a perf.data
+ * file's), found on the warmup thread.  Nothing without run->warmup.
+ */
+void run_warm_listed(struct run *run, const struct perfdata_info *in);
+void run_warm_mapped(struct run *run);
+
 /* Sets up the resolver of worker index (1..) like run->res. */
 int run_setup_resolver(void *ctx, unsigned index, struct resolve *r,
 		       struct err *err);

@@ -148,19 +148,28 @@ static Elf *locate_open(const char *path, int *fd)
 	return NULL;
 }
 
-int locate_elf_matches(const char *path, const uint8_t *bid, unsigned n)
+int locate_elf_build_id(const char *path, uint8_t *bid, unsigned size)
 {
-	uint8_t got[20];
 	unsigned k;
 	int fd;
 	Elf *elf = locate_open(path, &fd);
 
 	if (!elf)
-		return 0;
-	k = module_elf_build_id(elf, got, sizeof(got));
+		return -1;
+	k = module_elf_build_id(elf, bid, size);
 	elf_end(elf);
 	close(fd);
-	return k == n && !memcmp(got, bid, n) ? 1 : -1;
+	return (int)k;
+}
+
+int locate_elf_matches(const char *path, const uint8_t *bid, unsigned n)
+{
+	uint8_t got[20];
+	int k = locate_elf_build_id(path, got, sizeof(got));
+
+	if (k < 0)
+		return 0;
+	return (unsigned)k == n && !memcmp(got, bid, n) ? 1 : -1;
 }
 
 bool locate_elf_needs_debug(const char *path)

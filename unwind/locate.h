@@ -70,6 +70,12 @@ bool locate_next(const struct locate_opts *o, enum locate_kind kind,
 int locate_elf_matches(const char *path, const uint8_t *bid, unsigned n);
 
 /*
+ * The build-id of the ELF file at path, into bid (size bytes): its
+ * length, 0 when it has none, -1 no file or not an ELF.
+ */
+int locate_elf_build_id(const char *path, uint8_t *bid, unsigned size);
+
+/*
  * Whether a runtime file leaves work for separate debuginfo: it has no
  * .symtab or no .debug_info (so no inline chains, and no .debug_frame for
  * code without .eh_frame).  True when it cannot be read.

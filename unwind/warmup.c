@@ -26,7 +26,9 @@
 
 struct warmup_job {
 	struct warmup_job *next;
-	char *path;                     /* the ELF file to inflate */
+	char *path;                     /* the ELF file to inflate, or: */
+	warmup_fn fn;                   /* work of the caller's */
+	void *ctx;
 };
 
 /* A store into the DWARF cache, done when nothing else waits. */
@@ -150,7 +152,10 @@ static void *warmup_main(void *arg)
 		}
 		if (!j)
 			return NULL;
-		warmup_do_dwarf(w, j->path);
+		if (j->fn)
+			j->fn(j->ctx, w);
+		else
+			warmup_do_dwarf(w, j->path);
 		free(j->path);
 		free(j);
 	}
@@ -218,6 +223,27 @@ void warmup_dwarf(struct warmup *w, const char *path)
 		return;
 	}
 	warmup_queue(w, j);
+}
+
+void warmup_call(struct warmup *w, warmup_fn fn, void *ctx)
+{
+	struct warmup_job *j = w ? mem_zalloc(1, sizeof(*j)) : NULL;
+
+	if (!j)
+		return;
+	j->fn = fn;
+	j->ctx = ctx;
+	warmup_queue(w, j);
+}
+
+bool warmup_stopping(struct warmup *w)
+{
+	bool stopping;
+
+	pthread_mutex_lock(&w->lock);
+	stopping = w->stopping;
+	pthread_mutex_unlock(&w->lock);
+	return stopping;
 }
 
 void warmup_stop(struct warmup *w)

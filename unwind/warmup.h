@@ -18,6 +18,8 @@
 #ifndef RESTACK_UNWIND_WARMUP_H
 #define RESTACK_UNWIND_WARMUP_H
 
+#include <stdbool.h>
+
 #include "unwind/symbolize.h"
 
 struct warmup;
@@ -43,6 +45,17 @@ void warmup_store_ksyms(struct warmup *w, struct ksyms *k);
  * Files without a build-id are left alone (their images are not shared).
  */
 void warmup_dwarf(struct warmup *w, const char *path);
+
+/*
+ * Runs fn(ctx, w) on the thread, in turn with the DWARF queued (after
+ * what is queued now, before what is queued later); fn may queue more.
+ * Dropped, not run, when the run stops first; ctx must outlive w.
+ */
+typedef void (*warmup_fn)(void *ctx, struct warmup *w);
+void warmup_call(struct warmup *w, warmup_fn fn, void *ctx);
+
+/* Whether warmup_stop() was called: long work of a warmup_fn ends then. */
+bool warmup_stopping(struct warmup *w);
 
 /*
  * Drops the work not started but the cache's writes, waits for the
