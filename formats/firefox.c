@@ -53,9 +53,15 @@ static int64_t ff_tab_add(struct ff_tab *t, const uint64_t *key)
 		h = hashmap_mix(h ^ key[w]) + w;
 	if (hashmap_get(&t->map, h, &v))
 		first = (uint32_t)(uintptr_t)v;
-	for (i = first; i; i = t->next[i - 1])
-		if (!memcmp(ff_row(t, i - 1), key, t->nw * sizeof(*key)))
+	for (i = first; i; i = t->next[i - 1]) {
+		const uint64_t *row = ff_row(t, i - 1);
+
+		/* keys are 1-8 words: no memcmp() call */
+		for (w = 0; w < t->nw && row[w] == key[w]; w++)
+			;
+		if (w == t->nw)
 			return i - 1;
+	}
 	if (t->nr >= UINT32_MAX - 1 ||
 	    mem_grow(&t->rows, &t->alloc, t->nw * sizeof(*key),
 		     t->nr + 1) < 0 ||
@@ -507,10 +513,17 @@ int firefox_add(struct firefox *ff, const struct rsample *s)
 		ff->any = true;
 	}
 	ff->t0 = MIN(ff->t0, s->time);
-	comm = ff_str(ff, s->comm);
 	t = ff_thread(ff, s);
-	if (comm == FF_NONE || !t)
+	if (!t)
 		return -1;
+	/* mostly the one the thread's last sample had */
+	if (t->nr && !strcmp(strtab_str(&ff->strs, t->last_comm), s->comm))
+		comm = t->last_comm;
+	else
+		comm = ff_str(ff, s->comm);
+	if (comm == FF_NONE)
+		return -1;
+	t->last_comm = comm;
 	if (!t->nr || s->order >= t->comm_order) {
 		t->comm = comm;
 		t->comm_order = s->order;

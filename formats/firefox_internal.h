@@ -90,6 +90,7 @@ struct ff_thread {
 	int32_t pid, tid;
 	uint32_t comm;            /* strs id, the last sample's (in order) */
 	uint64_t comm_order;      /* ... its order */
+	uint32_t last_comm;       /* strs id, the last added sample's */
 	struct ff_sample *v;      /* in the order they came; sorted by
 				   * order when written */
 	size_t nr, alloc;
