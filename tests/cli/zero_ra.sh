@@ -22,8 +22,11 @@ restack_clean convert --stitch=off --to script "$T/deep.data" \
 restack_clean stats --stitch=off "$T/deep.data" >"$T/deep.stats"
 n=$(awk '$1 == "samples" { print $2 }' "$T/deep.stats")
 r=$(awk '$1 == "reached" && $2 == "root" { print $3 }' "$T/deep.stats")
-check "untouched: every stack whole ($r of $n samples reach the root)" \
-	test "${n:-0}" -gt 100 -a "$r" = "$n"
+# perf copies no stack now and then (seen once in ten loaded runs)
+nc=$(awk '$1 == "stack" && $2 == "not" && $3 == "copied" { print $4 }' \
+	"$T/deep.stats")
+check "untouched: every stack whole but those perf copied none of ($r of $n samples reach the root, ${nc:-0} without a stack)" \
+	test "${n:-0}" -gt 100 -a "$((r + ${nc:-0}))" = "$n" -a "${nc:-0}" -le 3
 
 # the return address (script: a caller frame's address) most samples
 # have into function $1 from function $2
@@ -72,6 +75,10 @@ marker = ("[truncated:", "bad")
 assert full.keys() == cut.keys(), "the samples differ"
 hit = rooted = 0
 for key, frames in full.items():
+    if frames[-1][1] == "[truncated:":
+        # not whole untouched (perf copied no stack): nothing to zero
+        assert cut[key] == frames, (key, frames[-3:], cut[key][-3:])
+        continue
     # return addresses are the caller frames' (the leaf is the sampled
     # ip, which can be the instruction after a call: not zeroed)
     addrs = [a for a, _ in frames[1:]]
