@@ -785,7 +785,7 @@ int run_init_resolver(struct run *run, const struct perfdata_info *in)
 	/* (with filters, the samples kept may need few of them) */
 	if (!o->no_inline && !run->filtering) {
 		run_warm_listed(run, in);
-		run_warm_mapped(run);
+		run_warm_mapped(run, in);
 	}
 	if ((jobs > 1 || run->warmup) && run->kallsyms_used) {
 		/* one copy of the kernel's symbols for all workers, read
@@ -1432,6 +1432,7 @@ void run_free(struct run *run)
 	if (run->pool)
 		pool_finish(run->pool, NULL);
 	run_stop_warmup(run);           /* before what it works on goes */
+	run_warm_free(run);
 	if (run->res_ready)
 		resolve_release(&run->res);
 	if (run->kallsyms_shared)

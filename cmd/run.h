@@ -175,6 +175,8 @@ struct run {
 	struct warmup *warmup;           /* the thread that reads kernel
 					  * symbols and decompresses DWARF
 					  * ahead, or NULL (unwind/warmup.h) */
+	struct run_warm *warm;           /* what its look at the capture's
+					  * mappings works with (run_warm.c) */
 	struct modload *loaders[POOL_MAX_WORKERS]; /* a sysprof stream's
 					  * modules are loaded on threads of
 					  * their own (unwind/modload.h), a

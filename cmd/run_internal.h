@@ -23,7 +23,10 @@ int run_init_resolver(struct run *run, const struct perfdata_info *in);
  * file's), found on the warmup thread.  Nothing without run->warmup.
  */
 void run_warm_listed(struct run *run, const struct perfdata_info *in);
-void run_warm_mapped(struct run *run);
+void run_warm_mapped(struct run *run, const struct perfdata_info *in);
+
+/* Frees what run_warm_mapped() left, once the warmup thread is stopped. */
+void run_warm_free(struct run *run);
 
 /* Sets up the resolver of worker index (1..) like run->res. */
 int run_setup_resolver(void *ctx, unsigned index, struct resolve *r,

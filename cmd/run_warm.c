@@ -39,6 +39,17 @@ struct run_warm_seen {
 	unsigned nr;
 };
 
+/*
+ * What the warmup thread's job works with, made on the run's thread: the
+ * reader there adds to its build-id list as it reads (MMAP2 records with
+ * build-ids), so the job never looks at it.
+ */
+struct run_warm {
+	struct run *run;
+	uint64_t data_offset;
+	struct run_warm_seen seen;
+};
+
 /* Whether name was seen; notes it if not (false when full: stop). */
 static bool run_warm_seen(struct run_warm_seen *seen, const char *name,
 			  bool *full)
@@ -150,48 +161,59 @@ static bool run_warm_map(struct run *run, struct warmup *w,
 /* The warmup thread's job (warmup_fn): run_warm_map() on the first maps. */
 static void run_warm_mapped_job(void *ctx, struct warmup *w)
 {
-	struct run *run = ctx;
+	struct run_warm *rw = ctx;
+	struct run *run = rw->run;
 	const struct perfdata_opts po = { .file_order = true };
-	const struct perfdata_info *in = source_info(run->rd);
-	struct run_warm_seen *seen = mem_zalloc(1, sizeof(*seen));
 	struct perfdata_reader *rd = NULL;
 	struct event ev;
 	struct err err;
-	unsigned i;
 	/* never a FIFO put in the file's place since: open() would wait */
 	int fd = regfile_open(run->path, NULL);
 
-	if (fd >= 0 && seen)
+	if (fd >= 0)
 		rd = perfdata_open_fd(fd, run->path, &po, &err);
-	for (i = 0; rd && i < in->nr_build_ids; i++) {
-		const struct perfdata_build_id *b = &in->build_ids[i];
-		bool full = false;
-
-		/* queued already (run_warm_listed()) */
-		if ((b->cpumode & 7) == 2 && b->filename &&
-		    !run_warm_seen(seen, b->filename, &full) && full)
-			break;
-	}
 	while (rd && !warmup_stopping(w) && perfdata_next(rd, &ev) > 0 &&
-	       ev.file_off < in->data_offset + RUN_WARM_SCAN_BYTES)
+	       ev.file_off < rw->data_offset + RUN_WARM_SCAN_BYTES)
 		if (ev.type == EVENT_MMAP &&
-		    !run_warm_map(run, w, &ev.mmap, seen))
+		    !run_warm_map(run, w, &ev.mmap, &rw->seen))
 			break;
 	if (rd)
 		perfdata_close(rd);
 	if (fd >= 0)
 		close(fd);
-	for (i = 0; seen && i < seen->nr; i++)
-		free((char *)seen->names[i]);
-	free(seen);
 }
 
-void run_warm_mapped(struct run *run)
+void run_warm_mapped(struct run *run, const struct perfdata_info *in)
 {
-	const struct perfdata_info *in = source_info(run->rd);
+	struct run_warm *rw;
+	unsigned i;
+	bool full = false;
 
-	if (run->warmup && source_format(run->rd) == SOURCE_PERFDATA &&
-	    !in->pipe && in->file_size != UINT64_MAX &&
-	    strcmp(run->path, "-"))
-		warmup_call(run->warmup, run_warm_mapped_job, run);
+	if (!run->warmup || source_format(run->rd) != SOURCE_PERFDATA ||
+	    in->pipe || in->file_size == UINT64_MAX || !strcmp(run->path, "-"))
+		return;
+	rw = run->warm = mem_zalloc(1, sizeof(*rw));
+	if (!rw)
+		return;
+	rw->run = run;
+	rw->data_offset = in->data_offset;
+	/* the listed ones are queued already (run_warm_listed()) */
+	for (i = 0; i < in->nr_build_ids && !full; i++)
+		if ((in->build_ids[i].cpumode & 7) == 2 &&
+		    in->build_ids[i].filename)
+			(void)run_warm_seen(&rw->seen,
+					    in->build_ids[i].filename, &full);
+	warmup_call(run->warmup, run_warm_mapped_job, rw);
+}
+
+void run_warm_free(struct run *run)
+{
+	unsigned i;
+
+	if (!run->warm)
+		return;
+	for (i = 0; i < run->warm->seen.nr; i++)
+		free((char *)run->warm->seen.names[i]);
+	free(run->warm);
+	run->warm = NULL;
 }
