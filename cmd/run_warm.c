@@ -121,11 +121,11 @@ static bool run_warm_is_libc(const char *path)
 }
 
 /*
- * One mapping of the capture's: the debug file of what it maps, when
- * user code from the C library, not seen yet.  The build-id is the record's, or
- * that of the file at the recorded path when the file is the one mapped
- * (same inode): another version's DWARF would only cost time and memory.
- * Returns false when no more files are taken.
+ * One mapping of the capture's: the debug file of what it maps, when it
+ * maps user code of the C library not seen yet.  The build-id is the
+ * record's, or that of the file at the recorded path when the file is
+ * the one mapped (same inode): another version's DWARF would only cost
+ * time and memory.  Returns false when no more files are taken.
  */
 static bool run_warm_map(struct run *run, struct warmup *w,
 			 const struct event_mmap *m,
