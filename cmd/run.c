@@ -1,11 +1,9 @@
 /*
  * run.c - from a capture to resolved samples, shared by convert and stats.
  */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>

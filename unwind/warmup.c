@@ -2,6 +2,8 @@
  * warmup.c - work a run will need, done ahead on a thread (see warmup.h).
  *
  * One thread takes jobs from a queue: a module's DWARF, queued when the
+ * run starts for the files it expects (cmd/run_warm.c, whose look at the
+ * capture's first records is a job here too, warmup_call()) and when the
  * module is loaded, which happens on its first sample (the unwinder needs
  * its CFI), long before the run names a frame of it when a prescan goes
  * first; the kernel symbols, queued when the run starts, once no DWARF
