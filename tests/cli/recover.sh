@@ -71,8 +71,13 @@ name=$("$RESTACK" symbolize "$T/nocfi" "${entry:-0}" | cut -f2)
 echo "# labs's PLT entry at ${entry:-?} is named '$name'"
 read -r good total < <(share "$T/stub.folded" ";$name\$|;$name [0-9]" \
 	"^nocfi;_start;.*;main;plt_loop_\\[stub\\];$name")
-check "samples in a PLT entry without CFI reach the root ($good of $total)" \
-	test "$total" -gt 50 -a "$good" -eq "$total"
+# (those that do not are marked: perf now and then copies no stack, seen
+# once in a rehearsal, and such a sample ends "[truncated: no CFI]" there)
+read -r marked _ < <(share "$T/stub.folded" \
+	"\\[truncated: [^]]*\\];$name\$|\\[truncated: [^]]*\\];$name [0-9]" '')
+check "samples in a PLT entry without CFI reach the root ($good of $total, $marked marked)" \
+	test "$total" -gt 50 -a $((good + marked)) -eq "$total" -a \
+	"$marked" -le 3
 
 # The statistics name both recoveries.
 restack_clean stats "$T/nocfi.data" >"$T/stats"
