@@ -35,7 +35,8 @@ COMMON_SRC = common/err.c common/mem.c common/strbuf.c common/input.c \
 	common/sfilter.c common/readahead.c
 FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/perfdata_feature.c formats/perfdata_order.c \
-	formats/perfdata_names.c formats/perfdata_mapper.c formats/perfdata_windows.c formats/perfdata_dump.c formats/perfdata_tp.c \
+	formats/perfdata_names.c formats/perfdata_mapper.c formats/perfdata_windows.c formats/perfdata_visit.c \
+	formats/perfdata_dump.c formats/perfdata_tp.c \
 	formats/folded.c \
 	formats/script.c formats/source.c formats/perfdata_write.c \
 	formats/syscap_write.c formats/syscap_read.c formats/syscap_order.c \

