@@ -1099,21 +1099,17 @@ static int run_u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/*
- * Has rd, a RETRY pass's reader, read the deferred samples and the
- * records that are not samples alone (perfdata_visit_only()), when the
- * FIRST pass's reader could say where those are; false: it did not.
- */
-static bool run_retry_visits(struct run *run, struct source *rd)
+bool run_retry_visits(const struct source *first_rd, struct source *rd,
+		      struct resolve *res)
 {
-	struct perfdata_reader *first = source_perfdata(run->rd);
-	const struct resolve *res = &run->res;
+	struct perfdata_reader *first = source_perfdata(first_rd);
 	const uint64_t *idx;
 	uint64_t *offs;
 	size_t n, i;
 
-	if (!first || !perfdata_record_index(first, &idx, &n) ||
-	    !resolve_retry_by_offset(&run->res))
+	if (!first || !source_perfdata(rd) ||
+	    !perfdata_record_index(first, &idx, &n) ||
+	    !resolve_retry_by_offset(res))
 		return false;
 	offs = mem_array(n + res->nr_deferred, sizeof(*offs));
 	if (!offs)
@@ -1155,7 +1151,7 @@ static int run_extra_pass(struct run *run, enum resolve_pass pass,
 	    source_perfdata(rd)) {
 		/* the reader skips the other samples undecoded, or all
 		 * of the others when it knows where the deferred ones are */
-		if (!run_retry_visits(run, rd)) {
+		if (!run_retry_visits(run->rd, rd, &run->res)) {
 			source_set_sample_filter(rd, run_retry_keeps, run,
 						 SAMPLE_FILTER_DELIVERED);
 			resolve_retry_by_order(&run->res);

@@ -66,6 +66,16 @@ int run_capture_sharded(struct run *run, bool ordered);
  */
 void run_retry_missed(struct err *e, const struct resolve *r);
 
+/*
+ * Has rd, a RETRY pass's reader, read res's deferred samples and the
+ * records that are not samples alone (perfdata_visit_only()), known by
+ * their offsets (resolve_retry_by_offset()), when first_rd, the FIRST
+ * pass's reader, indexed them (perfdata_index_records()); false: it did
+ * not, and the pass is to be made as before.
+ */
+bool run_retry_visits(const struct source *first_rd, struct source *rd,
+		      struct resolve *res);
+
 /* The ctx of run's sinks (run_sinks). */
 static inline void *run_sinks_ctx(const struct run *run)
 {

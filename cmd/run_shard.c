@@ -117,8 +117,11 @@ struct run_worker {
 					 * filter dropped (main pass) */
 	struct sfilter_names names;     /* for the run's filter, this pass */
 	size_t deferred;                /* by the FIRST pass */
+	struct source *first_src;       /* the FIRST pass's reader */
 	bool retry_by_order;            /* a RETRY pass whose reader gives
 					 * the deferred samples alone */
+	bool retry_visits;              /* ... reading nothing else
+					 * (run_retry_visits()) */
 	struct err err;
 	bool read_failed;               /* err says why */
 	bool oom;
@@ -191,6 +194,8 @@ static enum sample_verdict run_shard_filter(void *ctx,
 
 	if (!pw && w->chosen < 0 && run_shard_event_ok(w, k->attr))
 		w->chosen = (int)k->attr;
+	if (w->retry_visits)
+		return SAMPLE_KEEP;  /* the FIRST pass's deferred, alone */
 	if (w->retry_by_order)
 		/* what the FIRST pass deferred, by its delivery order */
 		keep = resolve_deferred_at(w->res, k->order);
@@ -222,6 +227,15 @@ static enum sample_verdict run_shard_filter(void *ctx,
 static void run_shard_done(struct run_worker *w, const struct event *ev)
 {
 	unsigned n = 0;
+
+	if (w->retry_visits) {
+		/* event.order counts what was read: the progress is the
+		 * next deferred sample's place in the FIRST pass */
+		if (w->emitting)
+			shards_progress(w->rs->sh, w->index,
+					resolve_next_retry_order(w->res));
+		return;
+	}
 
 	while (n < w->nr_pending && w->pending[n] <= ev->order)
 		n++;
@@ -388,13 +402,12 @@ static int run_shard_emit(void *ctx, uint64_t order, const struct rsample *s)
 }
 
 /* Hands a result of an output pass on: to the merger, or to a sink. */
-static int run_shard_output(struct run_worker *w, const struct event *ev,
-			    const struct rsample *out)
+static int run_shard_output(struct run_worker *w, const struct rsample *out)
 {
 	struct run_shard *rs = w->rs;
 
 	if (!rs->summing)
-		return shards_put(rs->sh, w->index, ev->order, out);
+		return shards_put(rs->sh, w->index, out->order, out);
 	if (w->index == 0)
 		return run_emit(rs->run, out);
 	return rs->run->opts->sinks->add(w->sink, out);
@@ -443,12 +456,21 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 	 * the other workers).
 	 */
 	when = run_shard_when(w);
-	w->retry_by_order = pass == RESOLVE_RETRY && source_perfdata(src) &&
-			    when == SAMPLE_FILTER_DELIVERED;
-	if (w->retry_by_order) {
-		resolve_retry_by_order(w->res);
-		stop_after = resolve_nr_deferred(w->res);
+	if (pass == RESOLVE_FIRST && !run->opts->on_record &&
+	    source_perfdata(src)) {
+		/* for the RETRY pass (run_retry_visits()) */
+		perfdata_index_records(source_perfdata(src));
+		w->first_src = src;
 	}
+	w->retry_visits = pass == RESOLVE_RETRY && w->first_src &&
+			  run_retry_visits(w->first_src, src, w->res);
+	w->retry_by_order = !w->retry_visits && pass == RESOLVE_RETRY &&
+			    source_perfdata(src) &&
+			    when == SAMPLE_FILTER_DELIVERED;
+	if (w->retry_by_order)
+		resolve_retry_by_order(w->res);
+	if (w->retry_by_order || w->retry_visits)
+		stop_after = resolve_nr_deferred(w->res);
 	source_set_sample_filter(src, run_shard_filter, w, when);
 	w->nr_pending = 0;
 	w->untracked = false;
@@ -496,7 +518,7 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 				return -1;
 			}
 			if (rc > 0 && emit &&
-			    run_shard_output(w, &ev, &out) < 0)
+			    run_shard_output(w, &out) < 0)
 				return -1;
 		}
 		run_shard_done(w, &ev);

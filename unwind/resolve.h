@@ -222,4 +222,15 @@ void resolve_retry_by_order(struct resolve *r);
  */
 bool resolve_retry_by_offset(struct resolve *r);
 
+/*
+ * In a RETRY pass, the FIRST pass's event.order of the next deferred
+ * sample not yet met; UINT64_MAX when none is left.
+ */
+static inline uint64_t resolve_next_retry_order(const struct resolve *r)
+{
+	return r->next_deferred < r->nr_deferred ?
+		       r->deferred[r->next_deferred].order :
+		       UINT64_MAX;
+}
+
 #endif
