@@ -1401,7 +1401,7 @@ int run_capture(struct run *run, const struct run_opts *opts,
 	/* A RETRY pass reads up to the last deferred sample only. */
 	run->stop_after = run->pool ? pool_last_deferred(run->pool) :
 				      resolve_last_deferred(&run->res);
-	if (run->retried && !getenv("RS_NORETRY") && run_extra_pass(run, RESOLVE_RETRY, fn, ctx) < 0)
+	if (run->retried && run_extra_pass(run, RESOLVE_RETRY, fn, ctx) < 0)
 		return -1;
 	run->stop_after = 0;
 done:

@@ -26,24 +26,31 @@ void perfdata_index_records(struct perfdata_reader *r)
 	r->indexing = true;
 }
 
+/* Gives the index up: it could not be trusted or kept. */
+static void pd_index_drop(struct perfdata_reader *r)
+{
+	r->index_bad = true;
+	free(r->index);
+	r->index = NULL;
+	r->nr_index = r->alloc_index = 0;
+}
+
 /* Notes q, of type, read by an indexing reader. */
 void pd_index_note(struct perfdata_reader *r, const struct pd_qent *q,
 		   uint32_t type)
 {
 	if (r->index_bad)
 		return;
-	if (q->compressed || r->nr_index == PD_INDEX_MAX) {
-		r->index_bad = true;
-		free(r->index);
-		r->index = NULL;
-		r->nr_index = r->alloc_index = 0;
+	if (q->compressed) {
+		pd_index_drop(r);
 		return;
 	}
 	if (type == PD_REC_SAMPLE)
 		return;
-	if (mem_grow(&r->index, &r->alloc_index, sizeof(*r->index),
+	if (r->nr_index == PD_INDEX_MAX ||
+	    mem_grow(&r->index, &r->alloc_index, sizeof(*r->index),
 		     r->nr_index + 1) < 0) {
-		r->nr_index = PD_INDEX_MAX;   /* bad at the next record */
+		pd_index_drop(r);
 		return;
 	}
 	r->index[r->nr_index++] = q->file_off;
@@ -52,8 +59,8 @@ void pd_index_note(struct perfdata_reader *r, const struct pd_qent *q,
 bool perfdata_record_index(const struct perfdata_reader *r,
 			   const uint64_t **offs, size_t *n)
 {
-	if (!r->indexing || r->index_bad || r->nr_index == PD_INDEX_MAX ||
-	    r->stats.out_of_order || r->stats.forced_flushes)
+	if (!r->indexing || r->index_bad || r->stats.out_of_order ||
+	    r->stats.forced_flushes)
 		return false;
 	*offs = r->index;
 	*n = r->nr_index;
