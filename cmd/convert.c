@@ -335,71 +335,35 @@ static int convert_firefox_meta(struct convert_out *o, struct run *run,
 	return 0;
 }
 
-static enum sample_verdict convert_no_samples(void *ctx,
-					      const struct sample_key *k)
-{
-	(void)ctx;
-	(void)k;
-	return SAMPLE_DROP;
-}
-
 /*
- * Firefox output: the threads' starts and ends and the lost records, from
- * a second read of the input that skips the samples (a file's: a stream
- * cannot be read again, and then has none).  0, or -1 after printing the
- * error.
+ * Firefox output (run_event_fn): the threads' starts and ends and the lost
+ * records, as the run reads them.  --time's ranges apply to them (the
+ * threads are the samples').  Runs on a worker's thread with -j > 1: it
+ * touches the writer's events alone (firefox_add_event()).
  */
-static int convert_firefox_events(struct convert_out *o,
-				  const struct run *run, const char *in)
+static int convert_firefox_event(void *ctx, const struct event *ev)
 {
-	/* --time's ranges apply to them (the threads are the samples') */
-	struct sfilter when = run->filter;
-	struct source *src;
-	struct stat st;
-	struct event ev;
-	struct err err;
-	int rc;
+	struct convert_out *o = ctx;
+	enum firefox_event kind;
+	uint64_t count = 0;
 
-	if (!strcmp(in, "-") || stat(in, &st) < 0 || !S_ISREG(st.st_mode))
+	if (ev->time == EVENT_NO_TIME)
 		return 0;
-	when.nr_pids = when.nr_tids = when.nr_comms = 0;
-	when.split = false;
-	src = source_open(in, &err);
-	if (!src) {
-		cmd_report_err(in, &err);
-		return -1;
+	if (ev->type == EVENT_FORK) {
+		kind = FIREFOX_THREAD_START;
+	} else if (ev->type == EVENT_EXIT) {
+		kind = FIREFOX_THREAD_END;
+	} else if (ev->type == EVENT_LOST) {
+		kind = ev->lost.samples ? FIREFOX_LOST_SAMPLES :
+					  FIREFOX_LOST_RECORDS;
+		count = ev->lost.lost;
+	} else {
+		return 0;
 	}
-	source_set_sample_filter(src, convert_no_samples, NULL,
-				 SAMPLE_FILTER_READ);
-	while ((rc = source_next(src, &ev)) > 0) {
-		enum firefox_event kind;
-		uint64_t count = 0;
-
-		if (ev.time == EVENT_NO_TIME ||
-		    !sfilter_keep(&when, NULL, ev.pid, ev.tid, ev.time))
-			continue;
-		if (ev.type == EVENT_FORK) {
-			kind = FIREFOX_THREAD_START;
-		} else if (ev.type == EVENT_EXIT) {
-			kind = FIREFOX_THREAD_END;
-		} else if (ev.type == EVENT_LOST) {
-			kind = ev.lost.samples ? FIREFOX_LOST_SAMPLES :
-						 FIREFOX_LOST_RECORDS;
-			count = ev.lost.lost;
-		} else {
-			continue;
-		}
-		if (firefox_add_event(o->ff, kind, ev.pid, ev.tid, ev.time,
-				      count) < 0) {
-			cmd_error("out of memory");
-			source_close(src);
-			return -1;
-		}
-	}
-	if (rc < 0)
-		cmd_report_err(in, source_err(src));
-	source_close(src);
-	return rc < 0 ? -1 : 0;
+	if (!sfilter_keep_time(&o->run->filter, ev->time))
+		return 0;
+	return firefox_add_event(o->ff, kind, ev->pid, ev->tid, ev->time,
+				 count);
 }
 
 static int convert_writer_finish(struct convert_out *o, bool quiet)
@@ -775,6 +739,11 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 		ro.sinks = &run_folded_sinks;
 		ro.sinks_ctx = co.fo;
 	}
+	if (co.ff) {
+		co.run = &run;
+		ro.on_event = convert_firefox_event;
+		ro.event_ctx = &co;
+	}
 	/* sysprof output from a stream grows as the stream is read */
 	co.in_place = fmt == FMT_SYSPROF && source_is_stream(in);
 	rc = convert_open(&co);
@@ -808,8 +777,6 @@ static enum report_status convert_one(struct convert_cfg *cfg,
 			rc = convert_writer_finish(&co, ro.quiet);
 		if (rc == 0 && co.ff)
 			rc = convert_firefox_meta(&co, &run, in);
-		if (rc == 0 && co.ff)
-			rc = convert_firefox_events(&co, &run, in);
 		if (rc == 0 && cfg->stats && !ro.quiet)
 			run_print_stats(&run, stderr);
 		if (rc == 0 && cfg->stats && !ro.quiet && prof)

@@ -981,12 +981,17 @@ static int run_pass(struct run *run, struct source *rd,
 	int rc;
 
 	run_record_fn on_record = fn ? opts->on_record : NULL;
+	run_event_fn on_event = fn && !run->events_given ? opts->on_event :
+							     NULL;
 
 	sfilter_names_release(&run->names);
 	while ((rc = source_next(rd, &ev)) > 0) {
 		bool want;
 
 		run_progress(run, &ev, false);
+		if (on_event && ev.type != EVENT_SAMPLE &&
+		    on_event(opts->event_ctx, &ev) < 0)
+			goto oom;
 		if (run->filtering && sfilter_names_event(&run->names, &ev) < 0)
 			goto oom;
 		if (!run_resolves(&ev)) {
@@ -1052,6 +1057,8 @@ static int run_pass(struct run *run, struct source *rd,
 	}
 	if (run->pool && pool_drain(run->pool) < 0)
 		goto oom;
+	if (on_event)
+		run->events_given = true;
 	return 0;
 oom:
 	run_progress(run, NULL, true);

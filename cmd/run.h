@@ -41,6 +41,17 @@ typedef int (*run_record_fn)(void *ctx, const struct perfdata_info *in,
 			     const struct rsample *rs);
 
 /*
+ * Optional, for writers that show what happened besides the samples
+ * (Firefox markers): called once for each record that is not a sample, in
+ * the reader's order, by the first pass that hands samples out (whatever
+ * the run's filter, which is the callback's to apply).  With -j > 1 on a
+ * file, on worker 0's thread, while samples may be handed out on another:
+ * keep what it is given apart from what the sample function writes.
+ * Returns 0, or -1 when out of memory.
+ */
+typedef int (*run_event_fn)(void *ctx, const struct event *ev);
+
+/*
  * Optional, for writers whose output only sums samples (folded stacks):
  * with -j > 1 on a file, each worker but the first adds its samples to a
  * sink of its own as it resolves them, instead of handing them over in
@@ -118,6 +129,8 @@ struct run_opts {
 	struct lookup_opts lookup;       /* --symfs, --archive, --debuginfod */
 	run_record_fn on_record;         /* see run_record_fn; NULL: none */
 	void *record_ctx;
+	run_event_fn on_event;           /* see run_event_fn; NULL: none */
+	void *event_ctx;
 	struct run_modcaches *modcaches; /* batch mode: kept across runs;
 					  * NULL: each run its own caches */
 	const struct run_sinks *sinks;   /* see run_sinks; NULL: none */
@@ -219,6 +232,7 @@ struct run {
 	bool filtering;                  /* filter drops some samples */
 	struct sfilter_names names;      /* threads' names, this pass */
 	uint64_t filtered;               /* samples of the event dropped */
+	bool events_given;               /* opts->on_event has had them */
 };
 
 /* run_capture() flags */

@@ -429,6 +429,9 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 	struct rsample out;
 	struct event ev;
 	enum sample_filter_when when;
+	/* worker 0 alone reads run->events_given */
+	run_event_fn on_event = w->index == 0 && emit && !run->events_given ?
+				run->opts->on_event : NULL;
 	int rc;
 
 	if (w->index == 0 && main_pass) {
@@ -489,6 +492,11 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 		}
 		if (w->index == 0)
 			run_progress(run, &ev, false);
+		if (on_event && ev.type != EVENT_SAMPLE &&
+		    on_event(run->opts->event_ctx, &ev) < 0) {
+			w->oom = true;
+			return -1;
+		}
 		if (resolve && ev.type == EVENT_SAMPLE) {
 			unsigned idx = ev.attr ? ev.attr->index : 0;
 			int pw = run_shard_profile(w, idx);
@@ -537,6 +545,8 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 		w->read_failed = true;
 		return -1;
 	}
+	if (on_event)
+		run->events_given = true;
 	if (pass == RESOLVE_RETRY && resolve_nr_unretried(w->res)) {
 		run_retry_missed(&w->err, w->res);
 		w->read_failed = true;

@@ -334,11 +334,11 @@ static bool sfilter_comm_ok(const struct sfilter *f,
 }
 
 /* As perf: a sample without a time is kept; one range's 0 is open. */
-static bool sfilter_time_ok(const struct sfilter *f, uint64_t time)
+bool sfilter_keep_time(const struct sfilter *f, uint64_t time)
 {
 	unsigned i;
 
-	if (time == 0 || time == EVENT_NO_TIME)
+	if (!f->nr_time || time == 0 || time == EVENT_NO_TIME)
 		return true;
 	if (f->nr_time == 1)
 		return !((f->time[0].start && time < f->time[0].start) ||
@@ -359,5 +359,5 @@ bool sfilter_keep(const struct sfilter *f, const struct sfilter_names *t,
 	return (!f->nr_pids || sfilter_has_id(f->pids, f->nr_pids, pid)) &&
 	       (!f->nr_tids || sfilter_has_id(f->tids, f->nr_tids, tid)) &&
 	       (!f->nr_comms || sfilter_comm_ok(f, t, tid)) &&
-	       (!f->nr_time || sfilter_time_ok(f, time));
+	       sfilter_keep_time(f, time);
 }

@@ -101,4 +101,7 @@ const char *sfilter_names_get(const struct sfilter_names *t, int32_t tid);
 bool sfilter_keep(const struct sfilter *f, const struct sfilter_names *t,
 		  int32_t pid, int32_t tid, uint64_t time);
 
+/* Whether time is in --time's ranges (the other filters left aside). */
+bool sfilter_keep_time(const struct sfilter *f, uint64_t time);
+
 #endif

@@ -86,7 +86,9 @@ enum firefox_event {
  * its thread, and for a start or end its registerTime or unregisterTime.
  * Events of threads without samples are left out, lost records or samples
  * of no such thread go to the process's first thread, else to the first.
- * Returns 0, or -1 when out of memory.
+ * It touches the events alone: it may run on another thread than
+ * firefox_add(), never on two at once.  Returns 0, or -1 when out of
+ * memory.
  */
 int firefox_add_event(struct firefox *ff, enum firefox_event kind,
 		      int32_t pid, int32_t tid, uint64_t time, uint64_t count);

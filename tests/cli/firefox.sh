@@ -81,6 +81,18 @@ markers() {
 	awk -F '\t' -v m="$2" '$1 == m { n += $2 } END { print n + 0 }' "$T/$1.markers"
 }
 
+# stream_markers JSON: the numbers of 'Thread start' and 'Thread end'
+# markers in a Firefox profile (plain JSON).
+stream_markers() {
+	node -e '
+		const d = JSON.parse(require("fs").readFileSync(process.argv[1]));
+		const s = d.shared.stringArray, n = {};
+		for (const t of d.threads)
+			for (const i of t.markers.name)
+				n[s[i]] = (n[s[i]] || 0) + 1;
+		console.log((n["Thread start"] || 0) + " " + (n["Thread end"] || 0));' "$1"
+}
+
 # unmerge NAME FOLDED: FOLDED without frames named NAME.
 unmerge() {
 	awk -v f="$1" '{
@@ -255,6 +267,12 @@ if record -e cpu-clock -F 2000 --call-graph dwarf -o "$T/threads.data" \
 	is "$(markers threads 'Thread end')" \
 		"$(grep -c ' EXIT pid=' "$T/threads.dump")" \
 		"threads: a 'Thread end' marker per EXIT record"
+	# a stream's markers come from the same reading as its samples
+	restack_clean convert --to firefox - -o "$T/threads.stream.json" \
+		<"$T/threads.data" 2>/dev/null
+	is "$(stream_markers "$T/threads.stream.json")" \
+		"$(grep -c ' FORK pid=' "$T/threads.dump") $(grep -c ' EXIT pid=' "$T/threads.dump")" \
+		"threads: read as a stream, the same 'Thread start' and 'Thread end' markers"
 	compare threads-period "$T/threads.data" --weight period
 else
 	fail "threads: perf record"
