@@ -447,8 +447,6 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 	w->info = source_info(src);
 	if (w->index == 0)
 		run->pass_no++;         /* the progress line says which */
-	if (run->windows && source_perfdata(src))
-		perfdata_share_windows(source_perfdata(src), run->windows);
 	w->emitting = emit && !rs->summing;
 	resolve_begin_pass(w->res, pass);
 	/*
@@ -467,6 +465,15 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 	}
 	w->retry_visits = pass == RESOLVE_RETRY && w->first_src &&
 			  run_retry_visits(w->first_src, src, w->res);
+	/*
+	 * A reader that visits a few records (the RETRY pass's) maps its
+	 * own windows, each page as it is read: a shared window has all of
+	 * its page tables filled, which for a few records a window cost the
+	 * worker 0 of a Firefox -j2 conversion of the bench's large capture
+	 * a tenth of its time.
+	 */
+	if (run->windows && source_perfdata(src) && !w->retry_visits)
+		perfdata_share_windows(source_perfdata(src), run->windows);
 	w->retry_by_order = !w->retry_visits && pass == RESOLVE_RETRY &&
 			    source_perfdata(src) &&
 			    when == SAMPLE_FILTER_DELIVERED;
