@@ -1099,9 +1099,11 @@ static enum sample_verdict run_retry_keeps(void *ctx,
 							   SAMPLE_DROP;
 }
 
-static int run_u64_cmp(const void *a, const void *b)
+/* perfdata_visit_only()'s order */
+static int run_visit_cmp(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t x = perfdata_visit_off(*(const uint64_t *)a),
+		 y = perfdata_visit_off(*(const uint64_t *)b);
 
 	return x < y ? -1 : x > y;
 }
@@ -1124,7 +1126,7 @@ bool run_retry_visits(const struct source *first_rd, struct source *rd,
 	memcpy(offs, idx, n * sizeof(*offs));
 	for (i = 0; i < res->nr_deferred; i++)
 		offs[n + i] = res->deferred[i].file_off;
-	qsort(offs, n + res->nr_deferred, sizeof(*offs), run_u64_cmp);
+	qsort(offs, n + res->nr_deferred, sizeof(*offs), run_visit_cmp);
 	/* out of memory: every record read, as above */
 	(void)perfdata_visit_only(source_perfdata(rd), offs,
 				  n + res->nr_deferred);

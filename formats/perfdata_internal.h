@@ -351,11 +351,22 @@ struct perfdata_reader {
 	/* perfdata_visit_only(): the only records read, ascending */
 	uint64_t *visit;
 	size_t nr_visit, next_visit;
+	uint64_t visit_from;     /* the next may start here, no sooner */
+	uint64_t visit_round_off; /* the round pd_visit_next() took */
+	struct pd_block *round_blk; /* a FINISHED_ROUND record's bytes,
+				  * the reader's reference held */
 };
 
 /* perfdata_visit.c */
 void pd_index_note(struct perfdata_reader *r, const struct pd_qent *q,
 		   uint32_t type);
+/*
+ * Moves a visiting reader to its next record: 1 (the source is there),
+ * 2 (a round taken as read, at r->visit_round_off: pd_visit_round()
+ * makes it), 0 when no record is left, -1 when the list goes back.
+ */
+int pd_visit_next(struct perfdata_reader *r);
+void pd_visit_round(struct perfdata_reader *r, struct pd_qent *q);
 
 /* perfdata_read.c */
 int pd_attr_add(struct perfdata_reader *r, struct cur *c, size_t attr_bytes,
@@ -363,6 +374,8 @@ int pd_attr_add(struct perfdata_reader *r, struct cur *c, size_t attr_bytes,
 int pd_id_add(struct perfdata_reader *r, uint64_t id, unsigned attr);
 int pd_attr_by_id(struct perfdata_reader *r, uint64_t id, unsigned *attr);
 void pd_block_put(struct perfdata_reader *r, struct pd_block *b);
+/* Lets go of s's block: s has none after. */
+void pd_src_release(struct perfdata_reader *r, struct pd_src *s);
 
 /*
  * Regular files are read through mappings of windows of the data section:

@@ -85,7 +85,7 @@ void pd_block_put(struct perfdata_reader *r, struct pd_block *b)
 	free(b);
 }
 
-static void pd_src_release(struct perfdata_reader *r, struct pd_src *s)
+void pd_src_release(struct perfdata_reader *r, struct pd_src *s)
 {
 	pd_block_put(r, s->blk);
 	s->blk = NULL;
@@ -845,6 +845,7 @@ void perfdata_close(struct perfdata_reader *r)
 	free(r->ids);
 	free(r->index);
 	free(r->visit);
+	free(r->round_blk);
 	free(r->scratch_u64);
 	free(r->branches);
 	pd_tracepoint_reset(r);
@@ -1060,33 +1061,6 @@ static void pd_src_prefetch(const struct pd_src *s, size_t size)
 }
 
 /*
- * Moves r->src to the next record perfdata_visit_only() listed.  Returns 1,
- * 0 when none is left (the end of the data for this reader), -1 when the
- * list goes back or out of the data section.
- */
-static int pd_visit_next(struct perfdata_reader *r)
-{
-	struct pd_src *s = &r->src;
-	uint64_t cur = s->blk ? s->blk_off + s->pos : r->in_off, off;
-
-	if (r->next_visit == r->nr_visit)
-		return 0;
-	off = r->visit[r->next_visit++];
-	if (off < cur || off >= r->data_end)
-		return err_set(&r->err, ERR_CORRUPT, off,
-			       "no record of this file's data starts here "
-			       "(did the file change?)");
-	if (s->blk && off - s->blk_off <= s->blk->len) {
-		s->pos = (size_t)(off - s->blk_off);
-		return 1;
-	}
-	pd_src_release(r, s);
-	s->blk_off = off;
-	r->in_off = off;
-	return 1;
-}
-
-/*
  * Reads the next raw record, in file order, from the decompressed stream
  * or the data section.  Returns 1 with *q filled (its block is not yet
  * referenced), 0 at end of data, -1 on error.
@@ -1150,6 +1124,10 @@ static int pd_read_raw(struct perfdata_reader *r, struct pd_qent *q)
 			rc = pd_visit_next(r);
 			if (rc <= 0)
 				return rc;
+			if (rc == 2) {
+				pd_visit_round(r, q);
+				return 1;
+			}
 		}
 		rc = pd_src_fill(r, PD_REC_HEADER_SIZE, &r->in_off);
 		if (rc <= 0)

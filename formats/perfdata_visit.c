@@ -53,7 +53,9 @@ void pd_index_note(struct perfdata_reader *r, const struct pd_qent *q,
 		pd_index_drop(r);
 		return;
 	}
-	r->index[r->nr_index++] = q->file_off;
+	r->index[r->nr_index++] = q->file_off |
+				  (type == PD_REC_FINISHED_ROUND ?
+					   PERFDATA_VISIT_ROUND : 0);
 }
 
 bool perfdata_record_index(const struct perfdata_reader *r,
@@ -67,6 +69,25 @@ bool perfdata_record_index(const struct perfdata_reader *r,
 	return true;
 }
 
+/* Writes v (n of 2 or 4 bytes) at p in the file's byte order. */
+static void pd_put_file_order(const struct perfdata_reader *r, uint8_t *p,
+			      uint32_t v, unsigned n)
+{
+	uint16_t v16 = (uint16_t)v;
+	unsigned i;
+
+	if (n == 2)
+		memcpy(p, &v16, 2);
+	else
+		memcpy(p, &v, 4);
+	for (i = 0; r->info.swap && i < n / 2; i++) {
+		uint8_t t = p[i];
+
+		p[i] = p[n - 1 - i];
+		p[n - 1 - i] = t;
+	}
+}
+
 int perfdata_visit_only(struct perfdata_reader *r, const uint64_t *offs,
 			size_t n)
 {
@@ -74,10 +95,63 @@ int perfdata_visit_only(struct perfdata_reader *r, const uint64_t *offs,
 
 	if (!v)
 		return -1;
+	if (!r->round_blk) {
+		struct pd_block *b = calloc(1, sizeof(*b) + PD_REC_HEADER_SIZE);
+
+		if (!b) {
+			free(v);
+			return -1;
+		}
+		b->refs = 1;
+		b->data = b->storage;
+		b->len = b->cap = PD_REC_HEADER_SIZE;
+		pd_put_file_order(r, b->data, PD_REC_FINISHED_ROUND, 4);
+		pd_put_file_order(r, b->data + 6, PD_REC_HEADER_SIZE, 2);
+		r->round_blk = b;
+	}
 	memcpy(v, offs, n * sizeof(*v));
 	free(r->visit);
 	r->visit = v;
 	r->nr_visit = n;
 	r->next_visit = 0;
+	r->visit_from = 0;
 	return 0;
+}
+
+int pd_visit_next(struct perfdata_reader *r)
+{
+	struct pd_src *s = &r->src;
+	uint64_t cur = s->blk ? s->blk_off + s->pos : r->in_off, v, off;
+
+	if (r->next_visit == r->nr_visit)
+		return 0;
+	v = r->visit[r->next_visit++];
+	off = perfdata_visit_off(v);
+	if (off < cur || off < r->visit_from || off >= r->data_end)
+		return err_set(&r->err, ERR_CORRUPT, off,
+			       "no record of this file's data starts here "
+			       "(did the file change?)");
+	if (v & PERFDATA_VISIT_ROUND) {
+		r->visit_round_off = off;
+		r->visit_from = off + PD_REC_HEADER_SIZE;
+		return 2;
+	}
+	r->visit_from = off;
+	if (s->blk && off - s->blk_off <= s->blk->len) {
+		s->pos = (size_t)(off - s->blk_off);
+		return 1;
+	}
+	pd_src_release(r, s);
+	s->blk_off = off;
+	r->in_off = off;
+	return 1;
+}
+
+void pd_visit_round(struct perfdata_reader *r, struct pd_qent *q)
+{
+	q->blk = r->round_blk;
+	q->rec = r->round_blk->data;
+	q->len = PD_REC_HEADER_SIZE;
+	q->file_off = r->visit_round_off;
+	q->compressed = false;
 }

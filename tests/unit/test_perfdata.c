@@ -2363,7 +2363,8 @@ static void visit_read(const struct bb *f, uint64_t max_queue,
 
 static int visit_cmp(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t x = perfdata_visit_off(*(const uint64_t *)a),
+		 y = perfdata_visit_off(*(const uint64_t *)b);
 
 	return x < y ? -1 : x > y;
 }
@@ -2423,11 +2424,28 @@ static void test_visit(void)
 	}
 	CHECK(same, "visit: 20 subsets of the samples, with the records "
 	      "not samples, come in the full reading's sequence");
-	/* going back is refused */
+	for (k = a = 0; k < all.nr_index; k++)
+		a += (all.idx[k] & PERFDATA_VISIT_ROUND) != 0;
+	CHECK(a == nr / 41, "visit: the index marks the %u rounds (%u)",
+	      nr / 41, a);
+	/* a round is taken as read: the bytes at its offset are not */
+	for (k = 0; k < all.n && all.type[k] != 9; k++)
+		;
+	visit[0] = all.off[k] | PERFDATA_VISIT_ROUND;
+	visit[1] = all.off[k + 1];
+	visit_read(&f, 0, visit, 2, &some);
+	CHECK(some.rc == 0 && some.n == 1 && some.off[0] == all.off[k + 1],
+	      "visit: a round's entry delivers no record of the file");
+	/* going back is refused, past a round too */
 	visit[0] = all.idx[1];
 	visit[1] = all.idx[0];
 	visit_read(&f, 0, visit, 2, &some);
 	CHECK(some.rc < 0, "visit: a list that goes back is an error");
+	visit[0] = all.off[k + 1] | PERFDATA_VISIT_ROUND;
+	visit[1] = all.off[k];
+	visit_read(&f, 0, visit, 2, &some);
+	CHECK(some.rc < 0, "visit: a list that goes back past a round is an "
+	      "error");
 	/* a queue too small for the rounds: no index */
 	visit_read(&f, 512, NULL, 0, &some);
 	CHECK(!some.indexed, "visit: no index when the queue forced flushes");
