@@ -106,7 +106,9 @@ const struct option run_long_options[] = {
 const char *const run_usage_lines[] = {
 	"  -j, --jobs N            worker threads resolving samples (default:",
 	"                          the number of cores less one, at least 1;",
-	"                          the output is the same for every N)",
+	"                          on two cores, two for a large file whose",
+	"                          first samples show two busy threads; the",
+	"                          output is the same for every N)",
 	"      --event NAME        use samples of this event (default: the",
 	"                          first event that has samples)",
 	"      --profile KIND      cpu (default), offcpu or wall: weights in",
@@ -691,7 +693,8 @@ unsigned run_jobs(const struct run_opts *o)
 	 * (1.6x to 1.8x on make bench's large one), and loses on small
 	 * captures and on those of one busy thread (0.7x to 1.0x), while
 	 * its reader, resolver and rings take 10-30 MiB more (docs/performance.md, "Two
-	 * workers").
+	 * workers").  A large file of several busy threads gets two there
+	 * (run_auto.c).
 	 */
 	n = sysconf(_SC_NPROCESSORS_ONLN) - 1;
 	return n < 1 ? 1 : n > POOL_MAX_WORKERS ? POOL_MAX_WORKERS : (unsigned)n;
@@ -709,7 +712,7 @@ static unsigned run_workers(const struct run *run, bool sharded)
 
 	if (o->on_record && (!sharded || o->no_stitch))
 		return 1;
-	return run_jobs(o);
+	return sharded && run->auto_jobs ? run->auto_jobs : run_jobs(o);
 }
 
 /* Stops the warmup thread, its cache writes done; nothing uses it after. */
@@ -1379,6 +1382,8 @@ int run_capture(struct run *run, const struct run_opts *opts,
 		  ((flags & RUN_ORDERED) || opts->validate_stitch);
 	if (!opts->no_stitch && seekable)
 		run->first_pass = ordered ? RESOLVE_PRESCAN : RESOLVE_FIRST;
+	if (seekable && !in->pipe)
+		run->auto_jobs = run_auto_workers(run, in);
 	if (seekable && !in->pipe && run_workers(run, true) > 1) {
 		/*
 		 * Every worker reads the file for itself (a pipe-mode

@@ -213,6 +213,7 @@ struct run {
 	struct run_shard *shard;         /* ... while its workers run */
 	struct perfdata_windows *windows; /* its readers' shared windows */
 	unsigned jobs;                   /* workers used (1: no pool) */
+	unsigned auto_jobs;              /* run_auto_workers(), 0: none */
 	uint64_t worker_samples[POOL_MAX_WORKERS]; /* -j > 1: the samples
 						    * each resolved */
 	bool progress, progress_shown;   /* stderr is a terminal */

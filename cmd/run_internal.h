@@ -28,6 +28,13 @@ void run_warm_mapped(struct run *run, const struct perfdata_info *in);
 /* Frees what run_warm_mapped() left, once the warmup thread is stopped. */
 void run_warm_free(struct run *run);
 
+/*
+ * The workers for run when -j does not say, from a look at the capture's
+ * first samples (run_auto.c); 0: the default's (run_jobs()).
+ */
+unsigned run_auto_workers(const struct run *run,
+			  const struct perfdata_info *in);
+
 /* Sets up the resolver of worker index (1..) like run->res. */
 int run_setup_resolver(void *ctx, unsigned index, struct resolve *r,
 		       struct err *err);

@@ -291,11 +291,18 @@ if [ "${BENCH_LARGE:-1}" != 0 ]; then
 	set -- ${BEST[0]} ${BEST[1]}
 	cmp -s "$work/large.json.gz" "$work/large.j2.json.gz" ||
 		echo "bench: large: -j2 Firefox output differs from -j1!" >&2
-	FIREFOX_LINE=$(printf 'large --to firefox: %d samples, %.1f MiB (.json.gz); -j1 %.3f s (%d MiB), -j2 %.3f s (%d MiB); perf script %.3f s: %s' \
+	# the workers restack takes here when -j does not say (run_auto.c)
+	DEFAULT_J=$("$restack" convert -q "$work/large.data" \
+		-o "$work/large.d.folded" --stats-json "$work/large.d.json" &&
+		python3 -c 'import json, sys
+print(len(json.load(open(sys.argv[1]))["inputs"][0]["worker_samples"]))' \
+		"$work/large.d.json")
+	FIREFOX_LINE=$(printf 'large --to firefox: %d samples, %.1f MiB (.json.gz); perf script %.3f s; restack -j1 %.3f s (%d MiB): %s, -j2 %.3f s (%d MiB): %s; restack takes -j%s here by default' \
 		"$("$restack" info "$work/large.data" | awk '/^samples / { print $2; exit }')" \
 		"$(du -k "$work/large.json.gz" | awk '{ print $1 / 1024 }')" \
-		"$1" $(($2 / 1024)) "$3" $(($4 / 1024)) "$PERF_SCRIPT_S" \
-		"$(ratio "$PERF_SCRIPT_S" "$1")")
+		"$PERF_SCRIPT_S" "$1" $(($2 / 1024)) \
+		"$(ratio "$PERF_SCRIPT_S" "$1")" "$3" $(($4 / 1024)) \
+		"$(ratio "$PERF_SCRIPT_S" "$3")" "${DEFAULT_J:-?}")
 	echo
 	echo "$FIREFOX_LINE"
 	row_reread large 5
@@ -312,7 +319,7 @@ if [ "${BENCH_LARGE:-1}" != 0 ]; then
 	     -v b="${two% *}" 'BEGIN { printf "%.2f", 2 * a / b }')x the work" \
 	     "of one conversion on two threads (the ceiling for -j2 now)"
 	[ -n "${BENCH_KEEP:-}" ] || rm -f "$work/large.data" "$work"/large*.folded \
-		"$work"/large*.json.gz
+		"$work"/large*.json.gz "$work/large.d.json"
 fi
 rm -rf "$work/dwfirst"
 print_reread

@@ -293,4 +293,35 @@ assert first and second and t.rstrip("\r\n").endswith("\r\x1b[K"), t
 else
 	skip "the progress line" "script(1) is not installed"
 fi
+# --- the default number of workers on two cores (cmd/run_auto.c) ---
+# Two workers when the file is large (256 MiB of records of an unknown type
+# added: pad_data.py) and its first samples show two busy threads; one for
+# the same samples in a small file, and for one busy thread.
+workers() { # workers DATA: the workers a default conversion used
+	restack_clean convert -q "$1" -o "$1.folded" --stats-json "$1.json"
+	python3 -c 'import json, sys
+print(len(json.load(open(sys.argv[1]))["inputs"][0]["worker_samples"]))' \
+		"$1.json"
+}
+if [ "$(nproc)" != 2 ]; then
+	skip "default workers" "the rule is for two cores, this machine has $(nproc)"
+elif record -e cpu-clock -F 4000 --call-graph dwarf,1024 \
+	-o "$T/busy2.data" -- "$T/threads" 60000 >/dev/null &&
+	record -e cpu-clock -F 4000 --call-graph dwarf,1024 \
+		-o "$T/busy1.data" -- "$T/deep" 60000 >/dev/null &&
+	python3 "$TOP/tests/tools/pad_data.py" "$T/busy2.data" \
+		"$T/busy2.big.data" 256 &&
+	python3 "$TOP/tests/tools/pad_data.py" "$T/busy1.data" \
+		"$T/busy1.big.data" 256; then
+	is "$(workers "$T/busy2.big.data")" 2 \
+		"default: two workers for a large file of two busy threads"
+	is "$(workers "$T/busy2.data")" 1 \
+		"default: one worker for the same samples in a small file"
+	same_file "$T/busy2.data.folded" "$T/busy2.big.data.folded" \
+		"default: the large file's output is the small file's"
+	is "$(workers "$T/busy1.big.data")" 1 \
+		"default: one worker for a large file of one busy thread"
+else
+	fail "default workers: perf record or pad_data.py"
+fi
 done_testing
