@@ -73,6 +73,14 @@ static void uw_trace_rules(struct unwinder *u, const struct cfi_row *row)
  * come back sample after sample, and this spares their lookups.
  */
 #define UW_PC_SLOTS 1024u
+/*
+ * Stack bytes fetched ahead of the walk, above each frame's CFA: the
+ * frames a few calls out.  The copy sits in pages of the file no core
+ * has touched, and loading the saved registers was a fifth of xz's
+ * conversion (bench, 8 KiB copies); 512 bytes ahead took it 4% faster,
+ * 256 3%, 1024 4% slower; shallow stacks (the large capture) unchanged.
+ */
+#define UW_PREFETCH_AHEAD 512u
 
 struct uw_pc_slot {
 	const struct module *mod;      /* NULL: empty */
@@ -848,6 +856,10 @@ void unwind_sample(struct unwinder *u, const struct aspace_maps *maps,
 		if (row) {
 			enum cfi_step st = cfi_apply(a, row, cur, next, &cfa,
 						     &cmem, &fa);
+
+			if (cfa >= mem.lo && cfa + UW_PREFETCH_AHEAD < mem.hi)
+				__builtin_prefetch(mem.stack + (cfa - mem.lo) +
+						   UW_PREFETCH_AHEAD);
 
 			if (st == CFI_STEP_ROOT) {
 				res->end = END_ROOT;
