@@ -142,6 +142,12 @@ static uint64_t shards_key(uint64_t pass, uint64_t order)
 	return pass << SHARDS_PASS_SHIFT | order;
 }
 
+/* The output pass of a key. */
+static uint64_t shards_pass(uint64_t key)
+{
+	return key >> SHARDS_PASS_SHIFT;
+}
+
 /* The event.order of a key. */
 static uint64_t shards_order(uint64_t key)
 {
@@ -356,8 +362,9 @@ static int shards_try_merge(struct shards *sh)
 
 /*
  * The least key the workers but me may still emit, as far as they have
- * published: the key at the head of their rings, else their progress.  It
- * only grows.  With merge_lock held.
+ * published: the key at the head of their rings, else their progress; a
+ * worker whose head ends a pass may still emit anything of the next one.
+ * It only grows.  With merge_lock held.
  */
 static uint64_t shards_others_limit(struct shards *sh, unsigned me)
 {
@@ -376,6 +383,9 @@ static uint64_t shards_others_limit(struct shards *sh, unsigned me)
 			limit = MIN(limit, p);
 		else if (e->kind != SHARDS_END)
 			limit = MIN(limit, e->key);
+		else
+			limit = MIN(limit, shards_key(shards_pass(e->key) + 1,
+						      0));
 	}
 	return limit;
 }
@@ -556,7 +566,8 @@ int shards_put(struct shards *sh, unsigned index, uint64_t order,
 void shards_progress(struct shards *sh, unsigned index, uint64_t upto)
 {
 	struct shards_worker *w = &sh->w[index];
-	uint64_t key = shards_key(w->pass, upto);
+	/* (UINT64_MAX, nothing more in this pass, says no more of it) */
+	uint64_t key = shards_key(w->pass, MIN(upto, shards_order(UINT64_MAX)));
 
 	if (key <= w->progress_own)
 		return;
