@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cmd/run_internal.h"
+#include "common/base.h"
 
 #define RUN_AUTO_MIN_DATA (256ull << 20)  /* smaller files: not looked at */
 #define RUN_AUTO_PEEK 2048u               /* samples looked at */
@@ -59,7 +60,6 @@ unsigned run_auto_workers(const struct run *run, const struct perfdata_info *in)
 	struct source *src;
 	struct event ev;
 	struct err err;
-	int rc;
 
 	if (run->opts->jobs || run->opts->trace ||
 	    sysconf(_SC_NPROCESSORS_ONLN) != 2 ||
@@ -68,13 +68,13 @@ unsigned run_auto_workers(const struct run *run, const struct perfdata_info *in)
 	src = source_open(run->path, &err);
 	if (!src)
 		return 0;   /* the run's own reader says why, if it matters */
-	while (seen < RUN_AUTO_PEEK && (rc = source_next(src, &ev)) > 0) {
+	while (seen < RUN_AUTO_PEEK && source_next(src, &ev) > 0) {
 		if (ev.type != EVENT_SAMPLE)
 			continue;
 		if (run_auto_count(t, &nr, ev.tid) < 0)
 			break;
 		seen++;
-		last = ev.file_off > last ? ev.file_off : last;
+		last = MAX(last, ev.file_off);
 	}
 	source_close(src);
 	if (seen < RUN_AUTO_PEEK || last <= in->data_offset)

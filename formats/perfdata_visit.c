@@ -12,6 +12,7 @@
  * every record it delivered that way: none came out of time order, none
  * was flushed early by a full queue, none bypassed the queue.
  */
+#include <byteswap.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,25 +70,6 @@ bool perfdata_record_index(const struct perfdata_reader *r,
 	return true;
 }
 
-/* Writes v (n of 2 or 4 bytes) at p in the file's byte order. */
-static void pd_put_file_order(const struct perfdata_reader *r, uint8_t *p,
-			      uint32_t v, unsigned n)
-{
-	uint16_t v16 = (uint16_t)v;
-	unsigned i;
-
-	if (n == 2)
-		memcpy(p, &v16, 2);
-	else
-		memcpy(p, &v, 4);
-	for (i = 0; r->info.swap && i < n / 2; i++) {
-		uint8_t t = p[i];
-
-		p[i] = p[n - 1 - i];
-		p[n - 1 - i] = t;
-	}
-}
-
 int perfdata_visit_only(struct perfdata_reader *r, const uint64_t *offs,
 			size_t n)
 {
@@ -97,16 +79,23 @@ int perfdata_visit_only(struct perfdata_reader *r, const uint64_t *offs,
 		return -1;
 	if (!r->round_blk) {
 		struct pd_block *b = calloc(1, sizeof(*b) + PD_REC_HEADER_SIZE);
+		/* its header in the file's byte order; misc 0 */
+		uint32_t type = PD_REC_FINISHED_ROUND;
+		uint16_t size = PD_REC_HEADER_SIZE;
 
 		if (!b) {
 			free(v);
 			return -1;
 		}
+		if (r->info.swap) {
+			type = bswap_32(type);
+			size = bswap_16(size);
+		}
 		b->refs = 1;
 		b->data = b->storage;
 		b->len = b->cap = PD_REC_HEADER_SIZE;
-		pd_put_file_order(r, b->data, PD_REC_FINISHED_ROUND, 4);
-		pd_put_file_order(r, b->data + 6, PD_REC_HEADER_SIZE, 2);
+		memcpy(b->data, &type, 4);
+		memcpy(b->data + 6, &size, 2);
 		r->round_blk = b;
 	}
 	memcpy(v, offs, n * sizeof(*v));
