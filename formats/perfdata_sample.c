@@ -291,6 +291,26 @@ static uint64_t *pd_scratch(struct perfdata_reader *r, size_t n)
 	return p;
 }
 
+/*
+ * A stack copy of the other byte order, as perf reads it: swapped as
+ * 64-bit words (the whole sample is, RAW data aside), so that the words
+ * the unwinder loads are the target's values; in the event's scratch.
+ * NULL when it does not fit (the scratch holds a record's length).
+ */
+static const uint8_t *pd_swap_words(struct perfdata_reader *r,
+				    const uint8_t *p, size_t size)
+{
+	uint64_t *out = pd_scratch(r, size / 8 + 1);
+	size_t i;
+
+	if (!out)
+		return NULL;
+	memcpy(out, p, size);
+	for (i = 0; i < size / 8; i++)
+		out[i] = bswap_64(out[i]);
+	return (const uint8_t *)out;
+}
+
 /* Reads a register block of n registers (the popcount of its mask). */
 static int pd_read_regs(struct perfdata_reader *r, struct cur *c,
 			unsigned n, uint64_t *abi, const uint64_t **regs,
@@ -484,6 +504,12 @@ static int pd_decode_sample(struct perfdata_reader *r,
 					       (unsigned long long)size,
 					       cur_left(c));
 			s->stack = cur_bytes(c, (size_t)size);
+			if (c->swap && s->stack &&
+			    !(s->stack = pd_swap_words(r, s->stack,
+						       (size_t)size)))
+				return err_set(&r->err, ERR_CORRUPT,
+					       cur_off(c) - size,
+					       "user stack exceeds the record");
 			s->stack_size = size;
 			s->stack_dyn_size = cur_u64(c);
 			if (!c->short_read && s->stack_dyn_size > size)
