@@ -615,8 +615,16 @@ static void cat_sample_all(struct bb *b)
 	bb_u64(b, 0x2);
 	bb_regs(b, 2, a->regs_user);    /* REGS_USER */
 	bb_u64(b, 64);                  /* STACK_USER: size, data, dyn_size */
-	for (i = 0; i < 64; i++)
-		bb_u8(b, stack_byte(i));
+	/* the data as 64-bit words, which perf swaps in a file of the
+	 * other byte order: its bytes as below when read back */
+	for (i = 0; i < 64; i += 8) {
+		uint64_t w = 0;
+		unsigned j;
+
+		for (j = 0; j < 8; j++)
+			w |= (uint64_t)stack_byte(i + j) << (8 * j);
+		bb_u64(b, w);
+	}
 	bb_u64(b, 40);
 	bb_u64(b, 777);                 /* WEIGHT */
 	bb_u64(b, 0x1e05080021ULL);     /* DATA_SRC */
@@ -1556,7 +1564,8 @@ static void check_samples(const char *vl)
 		ok = sm->stack_size == 64 && sm->stack_dyn_size == 40;
 		for (i = 0; i < 64; i++)
 			ok = ok && s->stack[i] == stack_byte(i);
-		CHECK(ok, "%s: STACK_USER size, bytes as recorded, dyn_size",
+		CHECK(ok, "%s: STACK_USER size, bytes as recorded (words, in the "
+		      "other byte order), dyn_size",
 		      vl);
 		CHECK_EQ_U64(sm->weight, 777, "%s: WEIGHT", vl);
 		CHECK_EQ_U64(sm->data_src, 0x1e05080021ULL, "%s: DATA_SRC", vl);
