@@ -18,10 +18,10 @@
  * A window is unmapped when the last reference to it goes and every
  * expected reader has taken it, or, when readers fall behind or stop
  * early, once more than PD_WINDOWS_IDLE windows nobody holds are kept: the
- * oldest (lowest offset) goes first, when a window is given back.  So
- * memory stays bounded whatever the readers do (the windows held, that
- * many idle and one mapped ahead of each reader); a reader that finds its
- * window gone maps it again.
+ * oldest (lowest offset) go first, down to that many, whenever a window
+ * is mapped or given back.  So memory stays bounded whatever the readers
+ * do (the windows held, that many idle and one mapped ahead of each
+ * reader); a reader that finds its window gone maps it again.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -34,6 +34,7 @@
 #include "common/mem.h"
 
 #define PD_WINDOWS_IDLE 4u      /* windows kept that nobody holds */
+#define PD_WINDOWS_TRIM 4u      /* at most unmapped at once */
 
 struct pd_window {
 	uint64_t base;
@@ -108,29 +109,36 @@ static void pd_windows_remove(struct perfdata_windows *ws,
 }
 
 /*
- * Takes the oldest window nobody holds off the table when more than
- * PD_WINDOWS_IDLE are idle; returns whether it did (*gone: to unmap).
+ * Takes the oldest windows nobody holds off the table while more than
+ * PD_WINDOWS_IDLE are idle, at most max of them (into gone, to unmap);
+ * returns how many.  Every take, map ahead and put trims, and each adds
+ * at most one idle window, so the idle ones stay PD_WINDOWS_IDLE however
+ * far apart the readers are.
  */
-static bool pd_windows_trim(struct perfdata_windows *ws,
-			    struct pd_mapping *gone)
+static unsigned pd_windows_trim(struct perfdata_windows *ws,
+				struct pd_mapping *gone, unsigned max)
 {
-	struct pd_window *old = NULL;
-	unsigned idle = 0;
-	size_t i;
+	unsigned n = 0;
 
-	for (i = 0; i < ws->nr; i++) {
-		struct pd_window *w = &ws->w[i];
+	while (n < max) {
+		struct pd_window *old = NULL;
+		unsigned idle = 0;
+		size_t i;
 
-		if (w->refs || w->mapping)
-			continue;
-		idle++;
-		if (!old || w->base < old->base)
-			old = w;
+		for (i = 0; i < ws->nr; i++) {
+			struct pd_window *w = &ws->w[i];
+
+			if (w->refs || w->mapping)
+				continue;
+			idle++;
+			if (!old || w->base < old->base)
+				old = w;
+		}
+		if (idle <= PD_WINDOWS_IDLE)
+			break;
+		pd_windows_remove(ws, old, &gone[n++]);
 	}
-	if (idle <= PD_WINDOWS_IDLE)
-		return false;
-	pd_windows_remove(ws, old, gone);
-	return true;
+	return n;
 }
 
 /*
@@ -142,7 +150,9 @@ static bool pd_windows_trim(struct perfdata_windows *ws,
 static void *pd_windows_map(struct perfdata_windows *ws, int fd,
 			    uint64_t base, size_t len, bool hold)
 {
+	struct pd_mapping gone[PD_WINDOWS_TRIM];
 	struct pd_window *w;
+	unsigned n, i;
 	void *p;
 
 	if (mem_grow(&ws->w, &ws->alloc, sizeof(*ws->w), ws->nr + 1) < 0) {
@@ -167,8 +177,11 @@ static void *pd_windows_map(struct perfdata_windows *ws, int fd,
 	} else {
 		*w = ws->w[--ws->nr];
 	}
+	n = pd_windows_trim(ws, gone, PD_WINDOWS_TRIM);
 	pthread_cond_broadcast(&ws->mapped);
 	pthread_mutex_unlock(&ws->lock);
+	for (i = 0; i < n; i++)
+		munmap(gone[i].p, gone[i].len);
 	return p;
 }
 
@@ -208,7 +221,7 @@ void pd_windows_ahead(struct perfdata_windows *ws, int fd, uint64_t base,
 
 void pd_windows_put(struct perfdata_windows *ws, void *p, size_t len)
 {
-	struct pd_mapping gone[2];
+	struct pd_mapping gone[1 + PD_WINDOWS_TRIM];
 	unsigned n = 0, i;
 	size_t k;
 
@@ -223,8 +236,7 @@ void pd_windows_put(struct perfdata_windows *ws, void *p, size_t len)
 	} else if (--ws->w[k].refs == 0 && ws->w[k].takes >= ws->readers) {
 		pd_windows_remove(ws, &ws->w[k], &gone[n++]);
 	}
-	if (pd_windows_trim(ws, &gone[n]))
-		n++;
+	n += pd_windows_trim(ws, gone + n, PD_WINDOWS_TRIM);
 	pthread_mutex_unlock(&ws->lock);
 	for (i = 0; i < n; i++)
 		munmap(gone[i].p, gone[i].len);
