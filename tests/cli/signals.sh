@@ -118,7 +118,10 @@ if [ -s "$T/big.pipe" ]; then
 		is "$?" $((128 + $(kill -l "$sig"))) "$name: died by the signal"
 		is "$left" 11 "$name: the extraction and the temporary existed"
 		debris "$name"
-		exec 3>&-   # the feeder's next write fails, if it had one
+		exec 3>&-
+		# the feeder holds the FIFO open both ways (3<>): with what
+		# restack did not read before it died, it would block for good
+		kill $feeder 2>/dev/null
 		wait $feeder
 		rm -f "$T/feed"
 	done
