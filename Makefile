@@ -53,7 +53,7 @@ UNWIND_SRC = unwind/regs.c unwind/module.c unwind/cfi.c unwind/symtab.c unwind/s
 	unwind/jit.c unwind/symbundle.c unwind/x86insn.c unwind/a64insn.c unwind/apk.c unwind/ehhdr.c unwind/ehframe.c unwind/pool.c unwind/shards.c unwind/dwimage.c unwind/dwcache.c \
 	unwind/locate.c unwind/dbgd.c unwind/perfarchive.c unwind/modinfo.c \
 	unwind/gopclntab.c unwind/warmup.c unwind/modload.c
-CMD_SRC = cmd/main.c cmd/info.c cmd/dump.c cmd/util.c cmd/run.c cmd/run_auto.c cmd/run_shard.c cmd/run_warm.c \
+CMD_SRC = cmd/main.c cmd/info.c cmd/dump.c cmd/util.c cmd/run.c cmd/run_auto.c cmd/run_held.c cmd/run_shard.c cmd/run_warm.c \
 	cmd/lookup.c cmd/outfile.c \
 	cmd/convert.c cmd/offcpu.c cmd/stats.c cmd/symbolize.c cmd/report.c \
 	cmd/profin.c cmd/merge.c cmd/diff.c

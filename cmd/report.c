@@ -198,6 +198,7 @@ static void report_run(struct strbuf *sb, const struct run *run)
 	}
 	report_u64(sb, "other_event_samples", run->other_event_samples);
 	report_u64(sb, "filtered_samples", run->filtered);
+	report_u64(sb, "samples_named_late", run->named_late);
 	report_u64(sb, "passes", run->passes);
 	report_u64(sb, "workers", run->jobs);
 	report_key(sb, "worker_samples");

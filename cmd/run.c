@@ -644,8 +644,8 @@ int run_setup_resolver(void *ctx, unsigned index, struct resolve *r,
  * samples in output order, one at a time.  Returns fn's result, or -1
  * when out of memory.
  */
-static int run_give(struct run *run, run_sample_fn fn, void *ctx,
-		    const struct rsample *s)
+int run_give(struct run *run, run_sample_fn fn, void *ctx,
+	     const struct rsample *s)
 {
 	struct rsample copy;
 	uint32_t i;
@@ -783,6 +783,11 @@ int run_init_resolver(struct run *run, const struct perfdata_info *in)
 	ro.kallsyms = run->kallsyms_used;
 	run->warmup = warmup_start();
 	ro.warmup = run->warmup;
+	/* one worker goes on unwinding while the warmup thread inflates
+	 * DWARF its frames' names need (run_held.c); a writer of every
+	 * record takes each sample with its record, at once */
+	ro.defer_names = jobs == 1 && run->warmup && !o->no_inline &&
+			 !o->on_record && !o->trace;
 	/* (with filters, the samples kept may need few of them) */
 	if (!o->no_inline && !run->filtering) {
 		run_warm_listed(run, in);
@@ -1039,7 +1044,7 @@ static int run_pass(struct run *run, struct source *rd,
 			rc = resolve_event(&run->res, &ev, &rs);
 			if (rc < 0)
 				goto oom;
-			if (rc > 0 && run_give(run, fn, ctx, &rs) < 0)
+			if (rc > 0 && run_held_give(run, &rs) < 0)
 				goto oom;
 			if (on_record && on_record(opts->record_ctx,
 						   source_info(rd), &ev,
@@ -1059,6 +1064,8 @@ static int run_pass(struct run *run, struct source *rd,
 		return -1;
 	}
 	if (run->pool && pool_drain(run->pool) < 0)
+		goto oom;
+	if (run_held_flush(run) < 0)
 		goto oom;
 	if (on_event)
 		run->events_given = true;
@@ -1499,6 +1506,7 @@ void run_free(struct run *run)
 	free(run->kallsyms_used);
 	a2lstate_release(&run->a2l);
 	free(run->a2l_frames);
+	run_held_free(run);
 	sfilter_names_release(&run->names);
 	memset(run, 0, sizeof(*run));
 }

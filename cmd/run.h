@@ -234,6 +234,9 @@ struct run {
 	struct sfilter_names names;      /* threads' names, this pass */
 	uint64_t filtered;               /* samples of the event dropped */
 	bool events_given;               /* opts->on_event has had them */
+	struct run_held *held;           /* samples waiting for their names
+					  * (run_held.c), or NULL */
+	uint64_t named_late;             /* samples held so */
 };
 
 /* run_capture() flags */

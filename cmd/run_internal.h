@@ -39,6 +39,24 @@ unsigned run_auto_workers(const struct run *run,
 int run_setup_resolver(void *ctx, unsigned index, struct resolve *r,
 		       struct err *err);
 
+/*
+ * Hands s to fn, its inline names as perf's addr2line gave them
+ * (run.c); samples come in output order.  Returns fn's result or -1.
+ */
+int run_give(struct run *run, run_sample_fn fn, void *ctx,
+	     const struct rsample *s);
+
+/*
+ * run_give() to run->fn for run->res's samples with one worker, holding
+ * a sample with frames not named yet (resolve_opts.defer_names), and
+ * those after it, until naming them does not wait (run_held.c).
+ * run_held_flush() names and hands out those held, waiting if it must:
+ * at the end of each pass.  Both return 0, or -1 when out of memory.
+ */
+int run_held_give(struct run *run, const struct rsample *s);
+int run_held_flush(struct run *run);
+void run_held_free(struct run *run);
+
 /* Passes a resolved sample to the caller's function (ctx: the run). */
 int run_emit(void *ctx, const struct rsample *s);
 

@@ -75,6 +75,8 @@ enum sym_kind {
 	SYM_KERNEL,
 	SYM_JIT,
 	SYM_UNKNOWN,      /* no module covers the address */
+	SYM_PENDING,      /* not named yet (unwind/resolve.h,
+			   * resolve_opts.defer_names): never written */
 };
 
 struct sym_entry {

@@ -623,6 +623,28 @@ void a2l_prepare(struct module *m)
 		(void)a2l_open(m);
 }
 
+bool a2l_would_wait(struct module *m)
+{
+	uint8_t bid[64];
+	unsigned bid_len = 0;
+	size_t raw_size = 0;
+
+	if (m->names_ready || m->a2l)
+		return false;
+	if (m->syms_elf && elf_rawfile(m->syms_elf, &raw_size)) {
+		/* the debug file was found by the module's build-id */
+		bid_len = m->build_id_size;
+		if (bid_len)
+			memcpy(bid, m->build_id, bid_len);
+		else
+			bid_len = module_elf_build_id(m->syms_elf, bid,
+						      sizeof(bid));
+	}
+	if (!bid_len || !dwimage_building(bid, bid_len, raw_size))
+		m->names_ready = true;
+	return !m->names_ready;
+}
+
 unsigned a2l_lookup_deps(struct module *m, uint64_t addr, const char **names,
 			 struct a2l_deps *deps)
 {

@@ -54,6 +54,13 @@ struct a2l_deps {
 unsigned a2l_lookup_deps(struct module *m, uint64_t addr, const char **names,
 			 struct a2l_deps *deps);
 
+/*
+ * Whether m's first lookup would wait for another thread to decompress
+ * its DWARF (dwimage_building()); once it would not, it never does.
+ * After symtab_load(m).
+ */
+bool a2l_would_wait(struct module *m);
+
 /* Opens m's addr2line state, which the first lookup does, ahead
  * (unwind/modload.h); after symtab_load(m). */
 void a2l_prepare(struct module *m);

@@ -731,6 +731,18 @@ void *dwimage_build(Elf *elf, int fd, size_t *size)
 	return image;
 }
 
+bool dwimage_building(const uint8_t *bid, unsigned bid_len, size_t raw_size)
+{
+	const struct dwimage_entry *e;
+	bool building;
+
+	pthread_mutex_lock(&dwimage_lock);
+	e = dwimage_find_locked(bid, bid_len, raw_size);
+	building = e && e->building;
+	pthread_mutex_unlock(&dwimage_lock);
+	return building;
+}
+
 void dwimage_free(void *image)
 {
 	struct dwimage_entry **pp, *e;

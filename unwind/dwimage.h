@@ -13,9 +13,9 @@
 #define RESTACK_UNWIND_DWIMAGE_H
 
 #include <libelf.h>
-#include <stddef.h>
-
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /*
  * The copy of elf (a file in this machine's byte order), or NULL when elf
@@ -31,6 +31,13 @@
  * thread opens the same libc debug file; one decompresses it).
  */
 void *dwimage_build(Elf *elf, int fd, size_t *size);
+
+/*
+ * Whether another caller is building the image of the file with build-id
+ * bid and raw_size bytes now (dwimage_build() would wait for it): those
+ * who have other work may do it first.
+ */
+bool dwimage_building(const uint8_t *bid, unsigned bid_len, size_t raw_size);
 
 /* Drops a reference from dwimage_build(); NULL is allowed. */
 void dwimage_free(void *image);

@@ -101,6 +101,7 @@ struct module {
 	bool dwarf_rt_tried, dwarf_dbg_tried;
 	Elf *syms_elf;            /* the file symbols come from (symtab.c) */
 	struct a2l *a2l;          /* addr2line emulation state (a2l.c) */
+	bool names_ready;         /* a2l_would_wait() said no once */
 	Dwarf_CFI *eh_cfi;        /* .eh_frame of elf */
 	Dwarf_CFI *debug_cfi;     /* .debug_frame of either file */
 	bool cfi_tried;

@@ -9,6 +9,7 @@
 
 #include "common/base.h"
 #include "common/mem.h"
+#include "unwind/a2l.h"
 #include "unwind/ehhdr.h"
 #include "unwind/gopclntab.h"
 #include "unwind/warmup.h"
@@ -129,6 +130,9 @@ void resolve_release(struct resolve *r)
 		modcache_end_input(r->mc);
 	hashmap_release(&r->lives);
 	hashmap_release(&r->tseqs);
+	hashmap_release(&r->pending);
+	arena_release(&r->pending_arena);
+	free(r->pending_mods);
 	free(r->frames);
 	free(r->sf);
 	free(r->sf2);
@@ -341,13 +345,30 @@ static const struct sym_loc *resolve_kernel_addr(struct resolve *r,
 	return loc;
 }
 
+/* The pending location of kernel frames; NULL when out of memory. */
+static const struct sym_loc *resolve_kernel_pending(struct resolve *r)
+{
+	struct sym_loc *l;
+
+	if (r->kernel_pending)
+		return r->kernel_pending;
+	l = arena_alloc(&r->pending_arena, sizeof(*l));
+	if (!l)
+		return NULL;
+	l->module = "[kernel.kallsyms]";
+	l->kind = SYM_PENDING;
+	r->kernel_pending = l;
+	return l;
+}
+
 /*
  * Appends the recorded callchain's entries of one context (kernel or
- * user); returns the number appended or -1.
+ * user); returns the number appended or -1.  later: kernel entries get
+ * the pending location, named by resolve_name_sample().
  */
 static int resolve_callchain(struct resolve *r, const struct event *ev,
 			     const struct aspace_maps *maps, bool kernel,
-			     uint32_t *nr)
+			     bool later, uint32_t *nr)
 {
 	const struct event_sample *s = &ev->sample;
 	const struct sym_loc *loc = NULL;
@@ -366,7 +387,9 @@ static int resolve_callchain(struct resolve *r, const struct event *ev,
 			continue;
 		/* The first entry of a context is exact, the rest are
 		 * return addresses (but see resolve_kernel_addr()). */
-		if (kernel)
+		if (kernel && later)
+			loc = resolve_kernel_pending(r);
+		else if (kernel)
 			loc = resolve_kernel_addr(r, ip, n == 0 ||
 						  resolve_is_irq_entry(loc));
 		else
@@ -419,9 +442,122 @@ static bool resolve_is_zero_ra_root(const struct sym_loc *loc)
 			 !strcmp(name, "runtime.clone.abi0")));
 }
 
+/*
+ * A frame named later (resolve_opts.defer_names): a SYM_PENDING location
+ * right after this, one per module and address.
+ */
+struct resolve_pending {
+	struct module *mod;
+	const char *map_path;
+	uint64_t rel;
+	const struct sym_loc *real;   /* once named */
+};
+
+static struct resolve_pending *resolve_pending_of(const struct sym_loc *l)
+{
+	return (struct resolve_pending *)((char *)(uintptr_t)l -
+					  sizeof(struct resolve_pending));
+}
+
+/* The pending location of f; NULL when out of memory. */
+static const struct sym_loc *resolve_pending_loc(struct resolve *r,
+						 const struct stitch_frame *f)
+{
+	uint64_t key = hashmap_mix(f->rel ^ (uint64_t)(uintptr_t)f->mod *
+						    0x9e3779b97f4a7c15ULL);
+	struct resolve_pending *p;
+	struct sym_loc *l;
+	size_t i;
+	void *v;
+
+	if (hashmap_get(&r->pending, key, &v)) {
+		p = resolve_pending_of(v);
+		if (p->mod == f->mod && p->rel == f->rel)
+			return v;
+	}
+	p = arena_alloc(&r->pending_arena, sizeof(*p) + sizeof(*l));
+	if (!p)
+		return NULL;
+	l = (struct sym_loc *)(p + 1);
+	p->mod = f->mod;
+	p->map_path = f->map_path;
+	p->rel = f->rel;
+	l->module = f->map_path;
+	l->rel = f->rel;
+	l->kind = SYM_PENDING;
+	if (hashmap_put(&r->pending, key, l) < 0)
+		return NULL;
+	for (i = 0; i < r->nr_pending_mods; i++)
+		if (r->pending_mods[i] == f->mod)
+			return l;
+	if (mem_grow(&r->pending_mods, &r->alloc_pending_mods,
+		     sizeof(*r->pending_mods), i + 1) < 0)
+		return NULL;
+	r->pending_mods[r->nr_pending_mods++] = f->mod;
+	return l;
+}
+
+bool resolve_names_wait(struct resolve *r)
+{
+	size_t i;
+
+	if (r->kernel_pending && symbolize_kernel_would_wait(&r->sym))
+		return true;
+	for (i = 0; i < r->nr_pending_mods; i++)
+		if (a2l_would_wait(r->pending_mods[i]))
+			return true;
+	return false;
+}
+
+int resolve_name_sample(struct resolve *r, struct rsample *s)
+{
+	const struct sym_loc *last = NULL, *loc = NULL;
+	bool kernel = s->nr_kernel && s->frames[0].loc == r->kernel_pending;
+	uint32_t i;
+
+	/* resolve_callchain()'s names, in its order */
+	for (i = 0; kernel && i < s->nr_kernel; i++) {
+		loc = resolve_kernel_addr(r, s->frames[i].pc,
+					  i == 0 || resolve_is_irq_entry(loc));
+		if (!loc)
+			return -1;
+		s->frames[i].loc = loc;
+	}
+	for (i = s->nr_kernel; i < s->nr_frames; i++) {
+		struct rframe *f = &s->frames[i];
+		struct resolve_pending *p;
+
+		if (!f->loc || f->loc->kind != SYM_PENDING)
+			continue;
+		p = resolve_pending_of(f->loc);
+		if (!p->real)
+			p->real = symbolize_user(&r->sym, p->mod, p->map_path,
+						 p->rel);
+		if (!p->real)
+			return -1;
+		f->loc = p->real;
+		if (i == s->nr_frames - 1)
+			last = p->real;
+	}
+	/* resolve_unwound()'s last test, which a pending name failed */
+	if (last && s->end != END_ROOT && s->end != END_WINDOW &&
+	    s->end != END_NO_COPY && s->end != END_AMBIGUOUS &&
+	    resolve_is_root(last)) {
+		r->stats.end[s->end]--;
+		r->stats.end[END_ROOT]++;
+		s->end = END_ROOT;
+	}
+	return 0;
+}
+
+/*
+ * The location of frame f; with may_defer, a pending one when naming it
+ * would wait (resolve_opts.defer_names).
+ */
 static const struct sym_loc *resolve_frame_loc(struct resolve *r,
 					       const struct event *ev,
-					       const struct stitch_frame *f)
+					       const struct stitch_frame *f,
+					       bool may_defer)
 {
 	const struct sym_loc *jl, *l;
 	struct resolve_loc_slot *s;
@@ -439,6 +575,9 @@ static const struct sym_loc *resolve_frame_loc(struct resolve *r,
 			       0x9e3779b97f4a7c15ULL) >> 52) %
 		     RESOLVE_LOC_SLOTS];
 	if (s->mod != f->mod || s->rel != f->rel) {
+		if (may_defer && r->opts.defer_names &&
+		    symbolize_user_would_wait(&r->sym, f->mod, f->rel))
+			return resolve_pending_loc(r, f);
 		l = symbolize_user(&r->sym, f->mod, f->map_path, f->rel);
 		if (!l)
 			return NULL;
@@ -627,7 +766,7 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 	resolve_copy_frames(&ur, r->sf);
 	if (ur.end == END_ROOT && ur.zero_ra && ur.nr &&
 	    !resolve_is_zero_ra_root(
-		    resolve_frame_loc(r, ev, &r->sf[ur.nr - 1]))) {
+		    resolve_frame_loc(r, ev, &r->sf[ur.nr - 1], false))) {
 		/* a word read where the return address was not */
 		ur.end = END_BAD_RA;
 		ur.end_addr = 0;
@@ -668,14 +807,15 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 		const struct unwind_frame *f = &ur.frames[i];
 
 		if (resolve_push(r, nr, f->pc, f->origin,
-				 resolve_frame_loc(r, ev, &r->sf[i])) < 0)
+				 resolve_frame_loc(r, ev, &r->sf[i], true)) < 0)
 			return -1;
 	}
 	if (ur.end == END_WINDOW)
 		r->stats.window_ends++;
 	for (i = 0; i < n; i++)
 		if (resolve_push(r, nr, r->sf[ur.nr + i].pc, FRAME_STITCHED,
-				 resolve_frame_loc(r, ev, &r->sf[ur.nr + i])) < 0)
+				 resolve_frame_loc(r, ev, &r->sf[ur.nr + i],
+						   true)) < 0)
 			return -1;
 	if (n) {
 		r->stats.stitched++;
@@ -769,13 +909,17 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 
 	/* Kernel part: the recorded callchain, or the sampled ip. */
 	if (!r->opts.no_kernel) {
-		n = resolve_callchain(r, ev, maps, true, &nr);
+		bool later = r->opts.defer_names &&
+			     symbolize_kernel_would_wait(&r->sym);
+
+		n = resolve_callchain(r, ev, maps, true, later, &nr);
 		if (n < 0)
 			return -1;
 		if (n == 0 && s->cpumode == EVENT_MODE_KERNEL &&
 		    s->callchain_nr == 0 &&
 		    resolve_push(r, &nr, s->ip, FRAME_KERNEL,
-				 symbolize_kernel(&r->sym, s->ip)) < 0)
+				 later ? resolve_kernel_pending(r) :
+					 symbolize_kernel(&r->sym, s->ip)) < 0)
 			return -1;
 	}
 	out->nr_kernel = nr;
@@ -787,7 +931,7 @@ static int resolve_sample(struct resolve *r, const struct event *ev,
 		if (deferred)
 			return 0;   /* counted when retried */
 	} else {
-		n = resolve_callchain(r, ev, maps, false, &nr);
+		n = resolve_callchain(r, ev, maps, false, false, &nr);
 		if (n < 0)
 			return -1;
 		out->end = n > 0 ? END_CALLCHAIN : END_NO_USER;

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/arena.h"
 #include "common/err.h"
 #include "common/event.h"
 #include "common/stack.h"
@@ -47,6 +48,12 @@ struct resolve_opts {
 	unsigned nr_jit_dirs;
 	struct warmup *warmup;   /* optional: builds each module's DWARF
 				  * image ahead as it is loaded (borrowed) */
+	bool defer_names;        /* a user frame whose module's DWARF
+				  * another thread is decompressing, and
+				  * kernel frames while another thread
+				  * reads the kernel symbols, get a
+				  * SYM_PENDING location for now, named by
+				  * resolve_name_sample() */
 	struct modcache *mc;     /* batch mode: a module cache kept from
 				  * input to input (borrowed, used without
 				  * locks: one resolver at a time); resolve
@@ -136,6 +143,13 @@ struct resolve {
 	struct rframe *frames;   /* output scratch */
 	size_t alloc_frames;
 	struct stitch_frame *sf, *sf2; /* scratch for stitching */
+	struct hashmap pending;  /* (module, address) -> SYM_PENDING
+				  * location, in pending_arena */
+	struct arena pending_arena;
+	struct module **pending_mods; /* modules with pending locations */
+	size_t nr_pending_mods, alloc_pending_mods;
+	const struct sym_loc *kernel_pending; /* every kernel frame's
+				  * while the kernel symbols are not read */
 	struct resolve_stats stats;
 };
 
@@ -154,6 +168,29 @@ void resolve_release(struct resolve *r);
  */
 int resolve_event(struct resolve *r, const struct event *ev,
 		  struct rsample *out);
+
+/*
+ * With opts.defer_names, a sample resolve_event() gives may hold
+ * SYM_PENDING locations (those of modules whose DWARF another thread is
+ * decompressing): the caller copies it (frames included) and hands it out
+ * once resolve_name_sample() named it, in the same order as the others.
+ * resolve_names_wait() says whether naming a pending location would
+ * still wait.
+ */
+bool resolve_names_wait(struct resolve *r);
+
+/* Whether any sample so far got a pending location. */
+static inline bool resolve_deferred_names(const struct resolve *r)
+{
+	return r->nr_pending_mods || r->kernel_pending;
+}
+
+/*
+ * Names s's pending locations in place (waiting when need be) and settles
+ * what its outermost frame's name decides (a thread's first function:
+ * END_ROOT).  Returns 0, or -1 when out of memory.
+ */
+int resolve_name_sample(struct resolve *r, struct rsample *s);
 
 /*
  * Starts a pass (the first call may be skipped for SINGLE).  FINAL and

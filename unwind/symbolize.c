@@ -277,6 +277,33 @@ const struct sym_loc *symbolize_user(struct symbolizer *s, struct module *m,
 	return l;
 }
 
+bool symbolize_user_would_wait(struct symbolizer *s, struct module *m,
+			       uint64_t rel)
+{
+	void *v;
+
+	if (!s->inline_frames || !m || m->names_ready || m->a2l ||
+	    (!m->elf && !m->debug_elf) || m->path[0] == '[' ||
+	    hashmap_get(&m->symcache, rel, &v))
+		return false;
+	(void)symtab_load(m);
+	return a2l_would_wait(m);
+}
+
+bool symbolize_kernel_would_wait(struct symbolizer *s)
+{
+	struct kallsyms_once *k = s->shared;
+	bool wait;
+
+	if (s->kallsyms_tried || !k)
+		return false;
+	if (pthread_mutex_trylock(&k->lock))
+		return true;            /* being read */
+	wait = !k->tried;
+	pthread_mutex_unlock(&k->lock);
+	return wait;
+}
+
 const struct sym_loc *symbolize_kernel(struct symbolizer *s, uint64_t addr)
 {
 	const char *name;

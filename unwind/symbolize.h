@@ -97,6 +97,19 @@ bool symbolizer_has_kallsyms(const struct symbolizer *s);
 const struct sym_loc *symbolize_user(struct symbolizer *s, struct module *m,
 				     const char *map_path, uint64_t rel);
 
+/*
+ * Whether symbolize_user(s, m, ..., rel) would now wait for another
+ * thread to decompress m's DWARF (a2l_would_wait()).
+ */
+bool symbolize_user_would_wait(struct symbolizer *s, struct module *m,
+			       uint64_t rel);
+
+/*
+ * Whether symbolize_kernel() would now wait for the kernel symbols: they
+ * are shared and another thread reads them, or will (warmup.h).
+ */
+bool symbolize_kernel_would_wait(struct symbolizer *s);
+
 /* A kernel address. */
 const struct sym_loc *symbolize_kernel(struct symbolizer *s, uint64_t addr);
 
