@@ -172,7 +172,7 @@ check-tsan: test-deps
 	$(Q)BUILD=build-tsan RESTACK=build-tsan/$(PROG) \
 		TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
 		tests/run.sh cli/jobs test_dbgd test_shards cli/locate \
-		test_modload cli/stream_modload test_gzpar
+		test_modload cli/stream_modload test_gzpar cli/firstrun
 
 # Includes flow one way: common <- formats <- unwind <- cmd.
 check-includes:

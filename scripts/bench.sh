@@ -19,7 +19,8 @@
 # and times, on each, warm cache, best of 10 (5 for the large one):
 #   restack convert -j1 / -j2 / -j1 --no-inline -o x.folded
 #   restack convert -j1 with an empty DWARF cache (a first run: it inflates
-#   the debug info and stores it; the other runs read it, see dwcache.h)
+#   the debug info and stores it, each run in a new directory, removed
+#   after the timings; the other runs read the default one, dwcache.h)
 #   perf script | tests/tools/collapse.pl > x.folded  (the same output)
 #   perf script > /dev/null, perf script --no-inline > /dev/null
 #   hotspot-perfparser --input x.data --output /dev/null (when installed)
@@ -163,7 +164,7 @@ row() {
 	mb=$(du -m "$d" | cut -f1)
 	cat "$d" >/dev/null   # warm cache for everyone
 	best "$runs" \
-		"rm -rf '$work/dwfirst'; $(clean "'$restack' convert -j1 --dwarf-cache '$work/dwfirst' '$d' -o '$work/$c.folded'")" \
+		"$(clean "'$restack' convert -j1 --dwarf-cache '$work/dwfirst.'\$\$ '$d' -o '$work/$c.folded'")" \
 		"$(clean "'$restack' convert -j1 '$d' -o '$work/$c.folded'")" \
 		"$(clean "'$restack' convert -j2 '$d' -o '$work/$c.j2.folded'")" \
 		"$(clean "'$restack' convert -j1 --no-inline '$d' -o '$work/$c.ni.folded'")" \
@@ -171,6 +172,7 @@ row() {
 		"$(clean "perf script -i '$d'")" \
 		"$(clean "perf script --no-inline -i '$d'")" \
 		${pp:+"$(clean "'$pp' --input '$d' --output /dev/null")"}
+	rm -rf "$work"/dwfirst.*
 	r0=${BEST[0]} r1=${BEST[1]} r2=${BEST[2]} rn=${BEST[3]} p=${BEST[4]}
 	s=${BEST[5]} q=${BEST[6]} f=${BEST[7]:-- 0}
 	PERF_SCRIPT_S=${s% *}
@@ -321,7 +323,7 @@ print(len(json.load(open(sys.argv[1]))["inputs"][0]["worker_samples"]))' \
 	[ -n "${BENCH_KEEP:-}" ] || rm -f "$work/large.data" "$work"/large*.folded \
 		"$work"/large*.json.gz "$work/large.d.json"
 fi
-rm -rf "$work/dwfirst"
+rm -rf "$work"/dwfirst.*
 print_reread
 print_writers
 cat <<EOF
