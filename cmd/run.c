@@ -785,9 +785,11 @@ int run_init_resolver(struct run *run, const struct perfdata_info *in)
 	ro.warmup = run->warmup;
 	/* one worker goes on unwinding while the warmup thread inflates
 	 * DWARF its frames' names need (run_held.c); a writer of every
-	 * record takes each sample with its record, at once */
+	 * record takes each sample with its record, at once; a stream
+	 * read ahead loads modules on threads of their own (modload.h) */
 	ro.defer_names = jobs == 1 && run->warmup && !o->no_inline &&
-			 !o->on_record && !o->trace;
+			 !o->on_record && !o->trace &&
+			 !source_reads_ahead(run->rd);
 	/* (with filters, the samples kept may need few of them) */
 	if (!o->no_inline && !run->filtering) {
 		run_warm_listed(run, in);

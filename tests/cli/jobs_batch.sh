@@ -28,7 +28,9 @@ cp "$T/threads.data" "$T/in/b.data"
 inputs=("$T/in/a.data" "$T/in/c.data" "$T/in/b.data")
 
 # compare_json BATCH LONE...: every input's entry equals its lone run's
-# but for timing and output; prints the modules_reused counts.
+# but for timing, output and samples_named_late (how many samples waited
+# for the warmup thread: its pace, and nothing in a batch's later input,
+# whose modules the earlier one loaded); prints the modules_reused counts.
 compare_json() {
 	python3 - "$@" <<'PY'
 import json, sys
@@ -40,6 +42,7 @@ for b, l in zip(batch, lone):
     for d in (b, l):
         d.pop('timing', None)
         d.pop('output', None)
+        d.pop('samples_named_late', None)
     reused.append(b.pop('modules_reused'))
     assert l.pop('modules_reused') == 0, l['input']
     for k in set(b) | set(l):
