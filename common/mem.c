@@ -130,6 +130,19 @@ void mem_unmap(void *p, size_t map_size)
 		munmap(p, map_size);
 }
 
+/* A new mapping of n bytes with the size bytes at p, which it unmaps. */
+static void *mem_map_copy(void *p, size_t size, size_t n)
+{
+	void *q = mmap(NULL, n, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (q == MAP_FAILED)
+		return MAP_FAILED;
+	memcpy(q, p, size);
+	munmap(p, size);
+	return q;
+}
+
 int mem_map_grow(void *p, size_t *map_size, size_t need)
 {
 	void **pp = p;
@@ -147,17 +160,20 @@ int mem_map_grow(void *p, size_t *map_size, size_t need)
 	/* ThreadSanitizer does not see mremap(): pages moved there keep the
 	 * shadow of what was mapped at their new address before (an exited
 	 * thread's stack: a false race); a fresh mapping resets it */
-	q = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		 -1, 0);
-	if (q == MAP_FAILED)
-		return -1;
-	memcpy(q, *pp, *map_size);
-	munmap(*pp, *map_size);
+	q = mem_map_copy(*pp, *map_size, n);
 #else
 	q = mremap(*pp, *map_size, n, MREMAP_MAYMOVE);
+	/*
+	 * mem_huge() of the huge pages inside a mapping that does not start
+	 * on one splits it in the kernel's eyes, and mremap() refuses a
+	 * range of several mappings (EFAULT): where the buffer landed
+	 * decided whether /proc/kallsyms could be read
+	 */
+	if (q == MAP_FAILED)
+		q = mem_map_copy(*pp, *map_size, n);
+#endif
 	if (q == MAP_FAILED)
 		return -1;
-#endif
 	mem_huge(q, n);
 	*pp = q;
 	*map_size = n;
