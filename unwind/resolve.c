@@ -443,6 +443,20 @@ static bool resolve_is_zero_ra_root(const struct sym_loc *loc)
 }
 
 /*
+ * Whether a walk that ended so (end, stitched or not) in the function at
+ * last, its outermost user frame, reached its thread's root: a walk that
+ * stops in a thread's first function is done, unless it ran out of
+ * copied stack there (the first function's caller, clone3 for
+ * start_thread, may be beyond the copy) or the root caches ended it.
+ */
+static bool resolve_ends_at_root(enum end_reason end,
+				 const struct sym_loc *last)
+{
+	return end != END_ROOT && end != END_WINDOW && end != END_NO_COPY &&
+	       end != END_AMBIGUOUS && resolve_is_root(last);
+}
+
+/*
  * A frame named later (resolve_opts.defer_names): a SYM_PENDING location
  * right after this, one per module and address.
  */
@@ -540,9 +554,7 @@ int resolve_name_sample(struct resolve *r, struct rsample *s)
 			last = p->real;
 	}
 	/* resolve_unwound()'s last test, which a pending name failed */
-	if (last && s->end != END_ROOT && s->end != END_WINDOW &&
-	    s->end != END_NO_COPY && s->end != END_AMBIGUOUS &&
-	    resolve_is_root(last)) {
+	if (last && resolve_ends_at_root(s->end, last)) {
 		r->stats.end[s->end]--;
 		r->stats.end[END_ROOT]++;
 		s->end = END_ROOT;
@@ -827,14 +839,9 @@ static int resolve_unwound(struct resolve *r, const struct event *ev,
 		out->end = END_ROOT;
 	else if (res.ambiguous)
 		out->end = END_AMBIGUOUS;
-	/*
-	 * A walk that stops in a thread's first function is done, unless
-	 * it ran out of copied stack there: the first function's caller
-	 * (clone3 for start_thread) may be beyond the copy.
-	 */
-	if (out->end != END_ROOT && ur.end != END_WINDOW &&
-	    ur.end != END_NO_COPY && *nr > out->nr_kernel &&
-	    resolve_is_root(r->frames[*nr - 1].loc))
+	/* (out->end is ur.end but where stitching, after END_WINDOW, set it) */
+	if (*nr > out->nr_kernel &&
+	    resolve_ends_at_root(out->end, r->frames[*nr - 1].loc))
 		out->end = END_ROOT;
 	if (!r->st)
 		return 0;

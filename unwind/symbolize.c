@@ -301,6 +301,8 @@ bool symbolize_kernel_would_wait(struct symbolizer *s)
 		return true;            /* being read */
 	wait = !k->tried;
 	pthread_mutex_unlock(&k->lock);
+	if (!wait)      /* read: take it, so that later calls ask nothing */
+		symbolizer_load_kallsyms(s);
 	return wait;
 }
 
