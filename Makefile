@@ -40,7 +40,7 @@ FORMATS_SRC = formats/perfdata_read.c formats/perfdata_sample.c \
 	formats/folded.c \
 	formats/script.c formats/source.c formats/perfdata_write.c \
 	formats/syscap_write.c formats/syscap_read.c formats/syscap_order.c \
-	formats/perfdata_synth.c \
+	formats/perfdata_synth.c formats/event_copy.c \
 	formats/perfdata_write_meta.c \
 	formats/fdout.c formats/pbuf.c formats/pprof.c formats/textesc.c \
 	formats/svg.c formats/speedscope.c formats/firefox.c \

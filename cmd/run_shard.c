@@ -33,13 +33,15 @@
  * summing pass does (--to perf -j2 on the large capture: 3% less time).
  *
  * Writers that take every record (run_opts.on_record: perf.data, sysprof)
- * read them with a reader of their own, on whichever thread emits: the
- * merger gives each resolved sample with its record's order, and the
- * records before it are passed on first, with no sample; the rest at the
- * end.  Such a run has a prescan (run.c), after which each worker notes
- * the build-ids its modules have (struct run_bid): the merger emits
- * nothing until every worker is in its output pass, so the writers see
- * the same build-ids whatever the workers' pace.
+ * get them from the merger too, on whichever thread emits: each worker
+ * puts the record of every sample it was given with the sample (resolved
+ * or not), copied without its stack (event_copy.h), and worker 0 the
+ * records that are not samples.  A third reader of every record, as
+ * before, cost the large capture's --to perf -j2 a tenth of its work.
+ * Such a run has a prescan (run.c), after which each worker notes the
+ * build-ids its modules have (struct run_bid): the merger emits nothing
+ * until every worker is in its output pass, so the writers see the same
+ * build-ids whatever the workers' pace.
  */
 #include <limits.h>
 #include <stdatomic.h>
@@ -50,6 +52,7 @@
 #include "cmd/cmd.h"
 #include "cmd/run_internal.h"
 #include "common/mem.h"
+#include "formats/event_copy.h"
 #include "unwind/shards.h"
 
 /* kept samples not yet resolved: the one delivered and the next */
@@ -69,17 +72,6 @@ struct run_bid {
 	char *path;
 	uint8_t bid[20];
 	uint8_t size;
-};
-
-/* The records for run_opts.on_record, and where their reading is. */
-struct run_feed {
-	struct source *src;             /* NULL: no on_record */
-	struct event ev;
-	bool have;                      /* ev read, not passed on yet */
-	bool failed;                    /* reading failed: err says why */
-	bool said;                      /* on_record failed, and said why */
-	struct err err;
-	struct sfilter_names names;     /* for the run's filter */
 };
 
 struct run_worker {
@@ -107,6 +99,8 @@ struct run_worker {
 	bool untracked;                 /* pending overflowed: say nothing */
 	uint64_t seen;                  /* records below this order were
 					 * delivered or dropped */
+	uint64_t drops_from, drops_to;  /* samples [from, to) were dropped,
+					 * past seen (run_shard_dropped()) */
 
 	struct run_bid *bids;           /* with on_record, after the
 					 * prescan (see the top) */
@@ -138,7 +132,10 @@ struct run_shard {
 	_Atomic uint64_t *at;           /* summing: where each worker reads
 					 * in its main pass; UINT64_MAX when
 					 * it is not in one */
-	struct run_feed feed;
+	bool records;                   /* run_opts.on_record takes every
+					 * record from the merger */
+	unsigned copy_flags;            /* event_copy()'s, for them */
+	bool record_said;               /* on_record failed, and said why */
 };
 
 /* Whether samples of event attr may be the ones used. */
@@ -187,6 +184,34 @@ static void run_shard_progress(struct run_worker *w)
 				w->nr_pending ? w->pending[0] : w->seen);
 }
 
+/* Moves w->seen over the drops that follow it. */
+static void run_shard_join_drops(struct run_worker *w)
+{
+	if (w->drops_from <= w->seen && w->seen < w->drops_to)
+		w->seen = w->drops_to;
+}
+
+/*
+ * The reader dropped the sample of order, for another worker.  Whatever
+ * comes before it may not be done: a reader drops the samples right
+ * behind the record it hands out before handing it out (perfdata_next()),
+ * and that record may be a result (a record for a writer of records, a
+ * sample kept) still to be put.  So w->seen moves past the sample only
+ * when it is next; else the sample extends the run of drops past seen,
+ * or starts one, and seen takes the run in when it gets there.
+ */
+static void run_shard_dropped(struct run_worker *w, uint64_t order)
+{
+	if (order == w->seen) {
+		w->seen = order + 1;
+	} else if (order > w->seen) {
+		if (order != w->drops_to)
+			w->drops_from = order;
+		w->drops_to = order + 1;
+	}
+	run_shard_join_drops(w);
+}
+
 static enum sample_verdict run_shard_filter(void *ctx,
 					    const struct sample_key *k)
 {
@@ -220,8 +245,7 @@ static enum sample_verdict run_shard_filter(void *ctx,
 			w->untracked = true;
 		return SAMPLE_KEEP;
 	}
-	if (k->order >= w->seen)
-		w->seen = k->order + 1;
+	run_shard_dropped(w, k->order);
 	run_shard_progress(w);
 	return SAMPLE_DROP;
 }
@@ -249,6 +273,7 @@ static void run_shard_done(struct run_worker *w, const struct event *ev)
 	}
 	if (ev->order >= w->seen)
 		w->seen = ev->order + 1;
+	run_shard_join_drops(w);
 	run_shard_progress(w);
 }
 
@@ -328,89 +353,37 @@ unsigned run_shard_build_id(const struct run_shard *rs, const char *path,
 }
 
 /*
- * Passes the writer's records before order on, with no sample, and reads
- * the one at order or after into feed->ev.  Returns 1 when there is one, 0
- * at the end of the input, -1 when reading or the writer failed.
- */
-static int run_feed_upto(struct run_shard *rs, uint64_t order)
-{
-	struct run_feed *f = &rs->feed;
-	struct run *run = rs->run;
-	const struct run_opts *o = run->opts;
-	int rc;
-
-	for (;;) {
-		if (!f->have) {
-			rc = source_next(f->src, &f->ev);
-			if (rc < 0) {
-				f->err = *source_err(f->src);
-				f->failed = true;
-				return -1;
-			}
-			if (rc == 0)
-				return 0;
-			if (run->filtering &&
-			    sfilter_names_event(&f->names, &f->ev) < 0)
-				return -1;      /* out of memory */
-			/* as run.c: a sample the filter drops is not
-			 * written, of any event */
-			if (f->ev.type == EVENT_SAMPLE && run->filtering &&
-			    !sfilter_keep(&run->filter, &f->names, f->ev.pid,
-					  f->ev.tid, f->ev.time))
-				continue;
-			f->have = true;
-		}
-		if (f->ev.order >= order)
-			return 1;
-		f->have = false;
-		if (o->on_record(o->record_ctx, source_info(f->src), &f->ev,
-				 NULL) < 0) {
-			f->said = true;
-			return -1;
-		}
-	}
-}
-
-/*
  * The merger's output (shards_emit_fn): the caller's function gets the
- * sample, and a writer of records the sample with its record.
+ * sample, and a writer of records the record with its sample.
  */
-static int run_shard_emit(void *ctx, uint64_t order, const struct rsample *s)
+static int run_shard_emit(void *ctx, uint64_t order UNUSED,
+			  const struct rsample *s, const struct event *ev)
 {
 	struct run_shard *rs = ctx;
-	struct run_feed *f = &rs->feed;
 	const struct run_opts *o = rs->run->opts;
-	int rc;
 
-	if (run_emit(rs->run, s) < 0)
+	if (s && run_emit(rs->run, s) < 0)
 		return -1;
-	if (!f->src)
-		return 0;
-	rc = run_feed_upto(rs, order);
-	if (rc < 0)
-		return -1;
-	if (rc == 0 || f->ev.order != order || f->ev.type != EVENT_SAMPLE) {
-		/* the readers disagree: the file changed under them? */
-		f->failed = true;
-		err_set(&f->err, ERR_CORRUPT, rc ? f->ev.file_off : ERR_NO_OFF,
-			"the records changed while they were read");
-		return -1;
-	}
-	f->have = false;
-	if (o->on_record(o->record_ctx, source_info(f->src), &f->ev, s) < 0) {
-		f->said = true;
+	if (ev && o->on_record(o->record_ctx, source_info(rs->run->rd), ev,
+			       s) < 0) {
+		rs->record_said = true;
 		return -1;
 	}
 	return 0;
 }
 
-/* Hands a result of an output pass on: to the merger, or to a sink. */
-static int run_shard_output(struct run_worker *w, const struct rsample *out)
+/*
+ * Hands a result of an output pass on: to the merger (with its record ev
+ * for a writer of records), or to a sink.
+ */
+static int run_shard_output(struct run_worker *w, const struct event *ev,
+			    const struct rsample *out)
 {
 	struct run_shard *rs = w->rs;
 
 	if (!rs->summing)
-		return shards_put(rs->sh, w->index, out->order, out);
+		return shards_put(rs->sh, w->index, out->order, out,
+				  rs->records ? ev : NULL, rs->copy_flags);
 	if (w->index == 0)
 		return run_emit(rs->run, out);
 	return rs->run->opts->sinks->add(w->sink, out);
@@ -487,11 +460,15 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 	source_set_sample_filter(src, run_shard_filter, w, when);
 	w->nr_pending = 0;
 	w->untracked = false;
-	w->seen = 0;
+	w->seen = w->drops_from = w->drops_to = 0;
 	w->wanted = 0;
 	sfilter_names_release(&w->names);
 	while ((rc = source_next(src, &ev)) > 0) {
 		bool resolve = run_resolves(&ev);
+		/* for a writer of records: each sample's worker, and
+		 * worker 0 the rest */
+		bool write = emit && rs->records &&
+			     (ev.type == EVENT_SAMPLE || w->index == 0);
 
 		if (shards_stopping(rs->sh) || w->oom)
 			return -1;
@@ -510,15 +487,18 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 		if (resolve && ev.type == EVENT_SAMPLE) {
 			unsigned idx = ev.attr ? ev.attr->index : 0;
 			int pw = run_shard_profile(w, idx);
-			bool want;
+			bool want, kept;
 
 			if (!pw && w->chosen < 0 && run_shard_event_ok(w, idx))
 				w->chosen = (int)idx;
 			want = pw > 0 || (!pw && (int)idx == w->chosen);
-
-			if (want && run->filtering &&
-			    !sfilter_keep(&run->filter, &w->names, ev.pid,
-					  ev.tid, ev.time)) {
+			/* as run.c: a sample the filter drops is neither
+			 * unwound nor written, of any event */
+			kept = !run->filtering ||
+			       sfilter_keep(&run->filter, &w->names, ev.pid,
+					    ev.tid, ev.time);
+			write = write && kept;
+			if (want && !kept) {
 				resolve = false;
 				w->filtered += main_pass;
 			} else if (want) {
@@ -535,10 +515,15 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 				w->oom = true;
 				return -1;
 			}
-			if (rc > 0 && emit &&
-			    run_shard_output(w, &out) < 0)
-				return -1;
+			if (rc > 0 && emit) {
+				if (run_shard_output(w, &ev, &out) < 0)
+					return -1;
+				write = false;          /* it went along */
+			}
 		}
+		if (write && shards_put(rs->sh, w->index, ev.order, NULL, &ev,
+					rs->copy_flags) < 0)
+			return -1;
 		run_shard_done(w, &ev);
 		if (rs->summing && main_pass &&
 		    ++w->pace_tick % RUN_SHARD_PACE_EVERY == 0)
@@ -566,7 +551,7 @@ static int run_shard_pass(struct run_worker *w, enum resolve_pass pass,
 		/* nothing points into it */
 		source_close(w->src[--w->nr_src]);
 	}
-	if (pass == RESOLVE_PRESCAN && rs->feed.src &&
+	if (pass == RESOLVE_PRESCAN && rs->records &&
 	    run_shard_note_bids(w) < 0) {
 		w->oom = true;
 		return -1;
@@ -617,12 +602,8 @@ static void run_shard_report(struct run_shard *rs, bool thread_failed)
 		if (w->oom)
 			break;
 	}
-	if (rs->feed.said)
+	if (rs->record_said)
 		return;
-	if (rs->feed.failed) {
-		cmd_report_err(rs->run->path, &rs->feed.err);
-		return;
-	}
 	if (thread_failed && i == rs->nr)
 		cmd_error("%s: cannot start a worker thread", rs->run->path);
 	else
@@ -665,9 +646,6 @@ static int run_shard_finish(struct run_shard *rs, bool ok)
 			free(w->bids[k].path);
 		free(w->bids);
 	}
-	if (rs->feed.src)
-		source_close(rs->feed.src);
-	sfilter_names_release(&rs->feed.names);
 	run->shard = NULL;
 	run->event_attr = rs->w[0].chosen;
 	run->passes = rs->ordered || run->retried ? 2 : 1;
@@ -680,10 +658,15 @@ static int run_shard_finish(struct run_shard *rs, bool ok)
 int run_capture_sharded(struct run *run, bool ordered)
 {
 	const struct run_sinks *sinks = run->opts->sinks;
+	/* (a run with a writer of records is ordered: run_workers()) */
 	struct run_shard rs = { .run = run, .ordered = ordered,
 				.summing = sinks && !ordered &&
 					   (!sinks->names ||
-					    run->opts->no_inline) };
+					    run->opts->no_inline),
+				.records = run->opts->on_record != NULL,
+				.copy_flags = source_perfdata(run->rd) ?
+						      EVENT_COPY_NO_STACK :
+						      0 };
 	bool thread_failed;
 	struct err err;
 	unsigned i;
@@ -729,16 +712,7 @@ int run_capture_sharded(struct run *run, bool ordered)
 			return -1;
 		}
 	}
-	if (run->opts->on_record &&
-	    !(rs.feed.src = source_open(run->path, &err))) {
-		cmd_report_err(run->path, &err);
-		run_shard_finish(&rs, false);
-		return -1;
-	}
 	rc = shards_run(rs.sh, run_shard_work, &rs, &thread_failed);
-	/* the records after the last sample */
-	if (rc == 0 && rs.feed.src && run_feed_upto(&rs, UINT64_MAX) < 0)
-		rc = -1;
 	if (rc < 0)
 		run_shard_report(&rs, thread_failed);
 	if (run_shard_finish(&rs, rc == 0) < 0 && rc == 0) {

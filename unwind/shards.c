@@ -41,6 +41,7 @@
 
 #include "common/base.h"
 #include "common/mem.h"
+#include "formats/event_copy.h"
 #include "unwind/shards.h"
 
 #define SHARDS_RING (1u << 20)  /* bytes of results a worker holds */
@@ -52,8 +53,8 @@
 				 * 0.2-0.5 ms) before a waiter sleeps */
 
 enum shards_kind {
-	SHARDS_RESULT,          /* frames and comm follow */
-	SHARDS_BIG_RESULT,      /* frames and comm are in .big */
+	SHARDS_RESULT,          /* its copies (frames, comm, event) follow */
+	SHARDS_BIG_RESULT,      /* its copies are in .big */
 	SHARDS_END,             /* ends the worker's output pass */
 	SHARDS_WRAP,            /* the rest of the ring is unused */
 };
@@ -67,6 +68,8 @@ struct shards_entry {
 	uint32_t kind;          /* enum shards_kind */
 	uint64_t key;
 	void *big;              /* SHARDS_BIG_RESULT: malloc'd, freed */
+	struct event *ev;       /* the record's copy, or NULL */
+	bool has_rs;            /* rs is a result (else only ev) */
 	struct rsample rs;
 };
 
@@ -337,7 +340,8 @@ static int shards_merge(struct shards *sh)
 			return moved;
 		}
 		e = heads[best->index];
-		if (sh->emit(sh->emit_ctx, shards_order(e->key), &e->rs) < 0) {
+		if (sh->emit(sh->emit_ctx, shards_order(e->key),
+			     e->has_rs ? &e->rs : NULL, e->ev) < 0) {
 			shards_fail(sh);
 			return -1;
 		}
@@ -500,16 +504,17 @@ static int shards_step(struct shards *sh, struct shards_worker *w)
 	return shards_try_merge(sh) < 0 ? -1 : 0;
 }
 
-/* Emits rs of w at once if it is due and nobody else merges; 1 if so. */
+/* Emits rs and ev of w at once if due and nobody else merges; 1 if so. */
 static int shards_emit_now(struct shards *sh, struct shards_worker *w,
-			   uint64_t key, const struct rsample *rs)
+			   uint64_t key, const struct rsample *rs,
+			   const struct event *ev)
 {
 	int rc = 1;
 
 	if (!shards_due_now(sh, w, key))
 		return 0;
 	w->progress_own = key + 1;
-	if (sh->emit(sh->emit_ctx, shards_order(key), rs) < 0) {
+	if (sh->emit(sh->emit_ctx, shards_order(key), rs, ev) < 0) {
 		shards_fail(sh);
 		rc = -1;
 	}
@@ -518,32 +523,36 @@ static int shards_emit_now(struct shards *sh, struct shards_worker *w,
 }
 
 int shards_put(struct shards *sh, unsigned index, uint64_t order,
-	       const struct rsample *rs)
+	       const struct rsample *rs, const struct event *ev,
+	       unsigned copy_flags)
 {
 	struct shards_worker *w = &sh->w[index];
 	uint64_t key = shards_key(w->pass, order);
-	size_t frames = rs->nr_frames * sizeof(*rs->frames);
-	size_t comm_len = strlen(rs->comm) + 1;
-	size_t body = shards_align(frames) + comm_len;
+	size_t frames = rs ? rs->nr_frames * sizeof(*rs->frames) : 0;
+	size_t comm_len = rs ? strlen(rs->comm) + 1 : 0;
+	size_t at_ev = shards_align(shards_align(frames) + comm_len);
+	size_t body = at_ev + (ev ? shards_align(sizeof(*ev)) +
+					    event_copy_size(ev, copy_flags) :
+				    0);
 	size_t size = shards_align(sizeof(struct shards_entry));
 	struct shards_entry *e;
 	uint8_t *p;
 
-	switch (shards_emit_now(sh, w, key, rs)) {
+	switch (shards_emit_now(sh, w, key, rs, ev)) {
 	case 1:         /* nothing could come before it: no copy */
 		return shards_step(sh, w);
 	case -1:
 		return -1;
 	}
 	if (body <= SHARDS_BIG)
-		size += shards_align(body);
+		size += body;
 	e = shards_reserve(sh, w, size);
 	if (!e)
 		return -1;
 	e->size = (uint32_t)size;
 	e->kind = body <= SHARDS_BIG ? SHARDS_RESULT : SHARDS_BIG_RESULT;
 	e->key = key;
-	e->rs = *rs;
+	e->has_rs = rs != NULL;
 	if (e->kind == SHARDS_RESULT) {
 		p = (uint8_t *)e + shards_align(sizeof(*e));
 	} else {
@@ -553,11 +562,20 @@ int shards_put(struct shards *sh, unsigned index, uint64_t order,
 			return -1;
 		}
 	}
-	if (frames)
-		memcpy(p, rs->frames, frames);
-	e->rs.frames = (struct rframe *)p;
-	memcpy(p + shards_align(frames), rs->comm, comm_len);
-	e->rs.comm = (const char *)p + shards_align(frames);
+	if (rs) {
+		e->rs = *rs;
+		if (frames)
+			memcpy(p, rs->frames, frames);
+		e->rs.frames = (struct rframe *)p;
+		memcpy(p + shards_align(frames), rs->comm, comm_len);
+		e->rs.comm = (const char *)p + shards_align(frames);
+	}
+	e->ev = NULL;
+	if (ev) {
+		e->ev = (struct event *)(p + at_ev);
+		event_copy(e->ev, p + at_ev + shards_align(sizeof(*ev)), ev,
+			   copy_flags);
+	}
 	w->progress_own = key + 1;
 	w->fill += e->size;
 	return shards_step(sh, w);

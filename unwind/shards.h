@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/event.h"
 #include "common/hashmap.h"
 #include "common/stack.h"
 
@@ -40,12 +41,14 @@
 struct shards;
 
 /*
- * Takes one resolved sample, valid during the call, with the event.order
- * of its record; 0, or -1 to stop.  Called on any worker's thread, never
- * on two at once.
+ * Takes one result, valid during the call, with the event.order of its
+ * record: a resolved sample s, its record ev, or both (either may be NULL,
+ * not both); 0, or -1 to stop.  Called on any worker's thread, never on
+ * two at once.
  */
 typedef int (*shards_emit_fn)(void *ctx, uint64_t order,
-			      const struct rsample *s);
+			      const struct rsample *s,
+			      const struct event *ev);
 
 /*
  * The work of worker index, on a thread of its own (0: the caller's).
@@ -66,12 +69,16 @@ int shards_run(struct shards *sh, shards_work_fn work, void *ctx,
 	       bool *thread_failed);
 
 /*
- * Worker index's result for the record of event.order order, copied (its
- * frames' sym_loc pointers must stay valid until shards_run() returns).
- * May wait for room.  Returns 0, or -1 when the run is being abandoned.
+ * Worker index's result for the record of event.order order: rs, ev or
+ * both (for a writer of every record: ev is then the record, rs NULL for
+ * one that is not a resolved sample), copied; its frames' sym_loc
+ * pointers and ev's attr must stay valid until shards_run() returns.
+ * copy_flags: event_copy()'s for ev.  May wait for room.  Returns 0, or
+ * -1 when the run is being abandoned.
  */
 int shards_put(struct shards *sh, unsigned index, uint64_t order,
-	       const struct rsample *rs);
+	       const struct rsample *rs, const struct event *ev,
+	       unsigned copy_flags);
 
 /*
  * Worker index has put every result of the current output pass whose

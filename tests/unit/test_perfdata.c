@@ -21,6 +21,7 @@
 #include <zstd.h>
 
 #include "common/strbuf.h"
+#include "formats/event_copy.h"
 #include "formats/perfdata.h"
 #include "tests/harness.h"
 
@@ -1881,8 +1882,131 @@ static void save_corpus(const char *label, const struct bb *f)
 }
 
 /* Runs the catalogue through the reader and returns the dump lines. */
+/* --- events copied (event_copy.h) ------------------------------------------ */
+
+/* Whether n bytes at p are NULL or within len bytes at b. */
+static bool in_buf(const void *p, size_t n, const void *b, size_t len)
+{
+	const uint8_t *x = p, *s = b;
+
+	return !p || (x >= s && n <= len && (size_t)(x - s) <= len - n);
+}
+
+static bool str_in_buf(const char *p, const void *b, size_t len)
+{
+	return !p || in_buf(p, strlen(p) + 1, b, len);
+}
+
+/* Whether everything copy c points to (but its attr) is in buf. */
+static bool copy_inside(const struct event *c, const void *buf, size_t len)
+{
+	const struct event_sample *s = &c->sample;
+
+	if (!in_buf(c->raw, c->raw_len, buf, len))
+		return false;
+	switch (c->type) {
+	case EVENT_SAMPLE:
+		return in_buf(s->callchain, s->callchain_nr * 8, buf, len) &&
+		       in_buf(s->regs_user, s->regs_user_nr * 8, buf, len) &&
+		       in_buf(s->regs_intr, s->regs_intr_nr * 8, buf, len) &&
+		       in_buf(s->stack, s->stack_size, buf, len) &&
+		       in_buf(s->raw, s->raw_size, buf, len) &&
+		       in_buf(s->branches, s->branch_nr * sizeof(*s->branches),
+			      buf, len) &&
+		       in_buf(s->read_values, s->read_nr * 8, buf, len);
+	case EVENT_MMAP:
+		return str_in_buf(c->mmap.filename, buf, len);
+	case EVENT_COMM:
+		return str_in_buf(c->comm.comm, buf, len);
+	case EVENT_BUILD_ID:
+		return str_in_buf(c->build_id.filename, buf, len);
+	default:
+		return true;
+	}
+}
+
+struct copy_counts {
+	unsigned events, bad, stacks, cut;
+};
+
+/*
+ * ev copied, whole and without its stack: the copy describes the same
+ * event (its dump line; without the stack, that of ev with no stack),
+ * points only into its buffer, and a sample's record without the stack is
+ * shorter by the stack copy and its dyn_size, its header's size and its
+ * STACK_USER size saying so.  In the other byte order the reader's stack
+ * is a swapped copy, not the record's bytes: the record is copied whole.
+ */
+static void check_copy(struct perfdata_reader *r, const struct event *ev,
+		       struct copy_counts *n)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	unsigned flags;
+
+	n->events++;
+	for (flags = 0; flags <= EVENT_COPY_NO_STACK; flags++) {
+		size_t len = event_copy_size(ev, flags);
+		uint8_t *buf = malloc(len ? len : 1);
+		struct event c, want = *ev;
+		bool ok;
+
+		if (!buf)
+			abort();
+		memset(buf, 0xa5, len);
+		event_copy(&c, buf, ev, flags);
+		ok = copy_inside(&c, buf, len) && len % 8 == 0;
+		if (flags && ev->type == EVENT_SAMPLE &&
+		    ev->sample.stack_size && ev->attr->file_swap) {
+			n->stacks++;
+			ok = ok && c.raw_len == ev->raw_len &&
+			     c.sample.stack_size == ev->sample.stack_size &&
+			     !memcmp(c.raw, ev->raw, c.raw_len) &&
+			     !memcmp(c.sample.stack, ev->sample.stack,
+				     c.sample.stack_size);
+		} else if (flags && ev->type == EVENT_SAMPLE &&
+			   ev->sample.stack_size) {
+			size_t cut = (size_t)(ev->sample.stack - ev->raw);
+			uint64_t size;
+			uint16_t hsize;
+
+			n->stacks++;
+			want.sample.stack = NULL;
+			want.sample.stack_size = want.sample.stack_dyn_size = 0;
+			want.raw_len = ev->raw_len -
+				       (size_t)ev->sample.stack_size - 8;
+			memcpy(&hsize, c.raw + 6, 2);
+			memcpy(&size, c.raw + cut - 8, 8);
+			if (ev->attr->file_swap)
+				hsize = __builtin_bswap16(hsize);
+			ok = ok && c.raw_len == want.raw_len &&
+			     hsize == c.raw_len && size == 0 &&
+			     !memcmp(c.raw + 8, ev->raw + 8, cut - 16) &&
+			     !memcmp(c.raw + cut,
+				     ev->raw + cut + ev->sample.stack_size + 8,
+				     c.raw_len - cut);
+			n->cut += c.raw_len == want.raw_len;
+		} else {
+			ok = ok && c.raw_len == ev->raw_len &&
+			     (!ev->raw_len || !memcmp(c.raw, ev->raw, c.raw_len));
+		}
+		perfdata_format_event(r, &want, &a);
+		perfdata_format_event(r, &c, &b);
+		n->bad += !ok || strcmp(strbuf_str(&a), strbuf_str(&b));
+		if ((!ok || strcmp(strbuf_str(&a), strbuf_str(&b))) &&
+		    n->bad == 1)
+			DIAG("  copy %u of %s differs: %s", flags,
+			     strbuf_str(&a), strbuf_str(&b));
+		strbuf_reset(&a);
+		strbuf_reset(&b);
+		free(buf);
+	}
+	strbuf_release(&a);
+	strbuf_release(&b);
+}
+
 static char *run_catalogue(const struct variant *v)
 {
+	struct copy_counts copies = { 0 };
 	struct perfdata_reader *r;
 	struct bb f;
 	struct err err;
@@ -1902,8 +2026,15 @@ static char *run_catalogue(const struct variant *v)
 		return NULL;
 	}
 	nr_seen = 0;
-	while (nr_seen < MAX_EVENTS && (rc = perfdata_next(r, &ev)) > 0)
+	while (nr_seen < MAX_EVENTS && (rc = perfdata_next(r, &ev)) > 0) {
+		check_copy(r, &ev, &copies);
 		keep(r, &ev);
+	}
+	CHECK(copies.bad == 0 && copies.stacks > 0 &&
+	      copies.cut == (v->be ? 0 : copies.stacks),
+	      "%s: %u events copied whole and without their stack (%u of %u "
+	      "stacks left out, %u copies wrong)", v->label, copies.events,
+	      copies.cut, copies.stacks, copies.bad);
 	if (!CHECK(rc == 0, "%s: reads to the end", v->label))
 		DIAG("  %s (offset 0x%llx)", perfdata_err(r)->msg,
 		     (unsigned long long)perfdata_err(r)->off);

@@ -3,8 +3,9 @@
  * records, merged in order: every result comes out once, in (pass, order)
  * order, whole (frames and name), whatever the number of workers, their
  * speed, long stretches where a worker has nothing, results too big for
- * the ring, and a ring that wraps many times; a failing worker or emit
- * stops the run without hanging.
+ * the ring, and a ring that wraps many times; records put with a result,
+ * or alone, come out whole (their bytes and strings copied); a failing
+ * worker or emit stops the run without hanging.
  */
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -47,12 +48,94 @@ static unsigned nr_frames(unsigned r)
 	return r % 9973 == 17 ? 30000 : r % 41;
 }
 
-static int emit(void *ctx, uint64_t order, const struct rsample *rs)
+/*
+ * Records: every fifth result comes with one (a COMM record whose name is
+ * in its bytes), every eleventh is a record alone.  Their sizes vary with r, up to 2 KiB.
+ */
+static bool with_record(unsigned r)
+{
+	return r % 5 == 0;
+}
+
+static bool record_alone(unsigned r)
+{
+	return r % 11 == 4;
+}
+
+static size_t record_len(unsigned r)
+{
+	return 16 + 8 * (r % 251);
+}
+
+static uint8_t record_byte(unsigned r, size_t i)
+{
+	return (uint8_t)(r * 31 + i * 7);
+}
+
+/* The record of r in ev (raw: record_len(r) bytes, name: 16). */
+static void make_record(unsigned r, unsigned pass, struct event *ev,
+			uint8_t *raw, char *name)
+{
+	size_t i, n = record_len(r);
+
+	memset(ev, 0, sizeof(*ev));
+	ev->type = EVENT_COMM;
+	ev->order = r;
+	ev->time = (uint64_t)pass << 32 | r;
+	for (i = 0; i < n; i++)
+		raw[i] = record_byte(r, i);
+	snprintf(name, 16, "c%u", r);
+	memcpy(raw + 8, name, strlen(name) + 1);
+	ev->comm.comm = (const char *)raw + 8;
+	ev->raw = raw;
+	ev->raw_len = n;
+}
+
+/* Whether ev is make_record()'s for r, copied away from the original. */
+static bool record_ok(const struct event *ev, unsigned r, unsigned pass)
+{
+	char name[16];
+	size_t i;
+
+	if (!ev || ev->type != EVENT_COMM || ev->order != r ||
+	    ev->time != ((uint64_t)pass << 32 | r) ||
+	    ev->raw_len != record_len(r) ||
+	    ev->comm.comm != (const char *)ev->raw + 8)
+		return false;
+	snprintf(name, sizeof(name), "c%u", r);
+	if (strcmp(ev->comm.comm, name))
+		return false;
+	for (i = 16; i < ev->raw_len; i++)
+		if (ev->raw[i] != record_byte(r, i))
+			return false;
+	return true;
+}
+
+static int emit(void *ctx, uint64_t order, const struct rsample *rs,
+		const struct event *ev)
 {
 	struct run_ctx *c = ctx;
-	unsigned r = (unsigned)rs->time, pass = (unsigned)rs->period, i;
+	unsigned r, pass, i;
 	char comm[32];
-	uint64_t key = (uint64_t)pass << 32 | r;
+	uint64_t key;
+
+	if (!rs) {
+		/* a record alone */
+		r = (unsigned)order;
+		pass = ev ? (unsigned)(ev->time >> 32) : 0;
+		if (c->emitted && ((uint64_t)pass << 32 | r) <= c->last_key)
+			c->bad++;
+		if (!record_alone(r) || !record_ok(ev, r, pass))
+			c->bad++;
+		c->last_key = (uint64_t)pass << 32 | r;
+		c->emitted++;
+		return 0;
+	}
+	r = (unsigned)rs->time;
+	pass = (unsigned)rs->period;
+	key = (uint64_t)pass << 32 | r;
+	if (!c->race && (with_record(r) ? !record_ok(ev, r, pass) : ev != NULL))
+		c->bad++;
 
 	if (c->fail_emit_at && c->emitted + 1 == c->fail_emit_at)
 		return -1;
@@ -78,8 +161,10 @@ static int work(void *ctx, unsigned me)
 {
 	struct run_ctx *c = ctx;
 	static __thread struct rframe frames[30000];
+	static __thread uint8_t raw[2048];
 	unsigned pass, r, i;
-	char comm[32];
+	char comm[32], name[16];
+	struct event ev;
 
 	for (pass = 0; pass < 2; pass++) {
 		for (r = 0; r < RECORDS; r++) {
@@ -95,6 +180,14 @@ static int work(void *ctx, unsigned me)
 			/* some slow stretches, so the others run ahead */
 			if (me == 1 && r % 10000 < 50)
 				usleep(20);
+			make_record(r, pass, &ev, raw, name);
+			if (record_alone(r)) {
+				if (shards_put(c->sh, me, r, NULL, &ev, 0) < 0)
+					return -1;
+				/* the original is gone once put */
+				memset(raw, 0xee, sizeof(raw));
+				continue;
+			}
 			memset(&rs, 0, sizeof(rs));
 			rs.time = r;
 			rs.period = pass;
@@ -105,8 +198,10 @@ static int work(void *ctx, unsigned me)
 			rs.frames = frames;
 			snprintf(comm, sizeof(comm), "t%u", r % 1000);
 			rs.comm = comm;
-			if (shards_put(c->sh, me, r, &rs) < 0)
+			if (shards_put(c->sh, me, r, &rs,
+				       with_record(r) ? &ev : NULL, 0) < 0)
 				return -1;
+			memset(raw, 0xee, sizeof(raw));
 		}
 		if (shards_end_pass(c->sh, me) < 0)
 			return -1;
@@ -141,7 +236,7 @@ static int put_one(struct shards *sh, unsigned me, unsigned r, unsigned pass)
 	rs.tid = (int32_t)me;
 	snprintf(comm, sizeof(comm), "t%u", r % 1000);
 	rs.comm = comm;
-	return shards_put(sh, me, r, &rs);
+	return shards_put(sh, me, r, &rs, NULL, 0);
 }
 
 static int work_end_race(void *ctx, unsigned me)
