@@ -46,11 +46,11 @@ same_decoding() {
 	"$RESTACK" dump --file-order "$1" | norm_dump >"$T/a.dump"
 	"$RESTACK" dump --file-order "$2" | norm_dump >"$T/b.dump"
 	same_file "$T/a.dump" "$T/b.dump" "$3: restack dump --file-order equal too"
-	# unwound from the swapped stack copies, the same stacks (user
-	# frames: which kernel symbols a run finds is not what this checks)
-	"$RESTACK" convert -q --offline --no-kernel --to script "$1" \
+	# unwound from the swapped stack copies, the same stacks, kernel
+	# frames included
+	"$RESTACK" convert -q --offline --to script "$1" \
 		-o "$T/a.script" 2>/dev/null
-	"$RESTACK" convert -q --offline --no-kernel --to script "$2" \
+	"$RESTACK" convert -q --offline --to script "$2" \
 		-o "$T/b.script" 2>/dev/null
 	same_file "$T/a.script" "$T/b.script" "$3: restack's stacks of the swapped file equal the original's"
 }
