@@ -25,7 +25,7 @@ static size_t ec_align(size_t n)
 }
 
 /* Where n bytes at p are in the copy. */
-static const void *ec_put(struct ec_cur *c, const void *p, size_t n)
+static inline const void *ec_put(struct ec_cur *c, const void *p, size_t n)
 {
 	const uint8_t *b = p;
 	size_t off;
@@ -45,11 +45,6 @@ static const void *ec_put(struct ec_cur *c, const void *p, size_t n)
 		memcpy(at, p, n);
 	c->pos += ec_align(n);
 	return at;
-}
-
-static const char *ec_str(struct ec_cur *c, const char *s)
-{
-	return s ? ec_put(c, s, strlen(s) + 1) : NULL;
 }
 
 /*
@@ -101,64 +96,77 @@ static void ec_raw(struct ec_cur *c, bool swap)
 	memcpy(c->buf + 6, &size, 2);                   /* the header's */
 }
 
-/* Fills d's pointers (d: a copy of ev) and counts c->pos. */
+/* Sets d's field (d NULL: only measuring) to where p's n bytes go. */
+#define EC_PUT(field, p, n)                                                   \
+	do {                                                                  \
+		const void *at_ = ec_put(c, (p), (n));                        \
+		if (d)                                                        \
+			d->field = at_;                                       \
+	} while (0)
+#define EC_STR(field, p) EC_PUT(field, (p), (p) ? strlen(p) + 1 : 0)
+
+/* Fills d's pointers (d: a copy of ev, or NULL) and counts c->pos. */
 static void ec_walk(struct ec_cur *c, struct event *d, const struct event *ev)
 {
 	const struct event_sample *o = &ev->sample;
-	struct event_sample *s = &d->sample;
 
 	if (c->raw) {
 		if (c->buf)
 			ec_raw(c, ev->attr && ev->attr->file_swap);
-		d->raw = c->buf;
-		d->raw_len = c->raw_len - c->removed;
-		c->pos = ec_align(d->raw_len);
+		c->pos = ec_align(c->raw_len - c->removed);
+		if (d) {
+			d->raw = c->buf;
+			d->raw_len = c->raw_len - c->removed;
+		}
 	}
 	switch (ev->type) {
 	case EVENT_SAMPLE:
-		s->callchain = ec_put(c, o->callchain,
-				      (size_t)o->callchain_nr * 8);
-		s->regs_user = ec_put(c, o->regs_user,
-				      (size_t)o->regs_user_nr * 8);
-		s->regs_intr = ec_put(c, o->regs_intr,
-				      (size_t)o->regs_intr_nr * 8);
-		if (c->removed) {
-			s->stack = NULL;
-			s->stack_size = s->stack_dyn_size = 0;
-		} else {
-			s->stack = ec_put(c, o->stack, (size_t)o->stack_size);
+		EC_PUT(sample.callchain, o->callchain,
+		       (size_t)o->callchain_nr * 8);
+		EC_PUT(sample.regs_user, o->regs_user,
+		       (size_t)o->regs_user_nr * 8);
+		EC_PUT(sample.regs_intr, o->regs_intr,
+		       (size_t)o->regs_intr_nr * 8);
+		if (!c->removed)
+			EC_PUT(sample.stack, o->stack, (size_t)o->stack_size);
+		else if (d) {
+			d->sample.stack = NULL;
+			d->sample.stack_size = d->sample.stack_dyn_size = 0;
 		}
-		s->raw = ec_put(c, o->raw, o->raw_size);
-		s->branches = ec_put(c, o->branches,
-				     (size_t)o->branch_nr * sizeof(*o->branches));
-		s->read_values = ec_put(c, o->read_values,
-					(size_t)o->read_nr * 8);
+		EC_PUT(sample.raw, o->raw, o->raw_size);
+		EC_PUT(sample.branches, o->branches,
+		       (size_t)o->branch_nr * sizeof(*o->branches));
+		EC_PUT(sample.read_values, o->read_values,
+		       (size_t)o->read_nr * 8);
 		break;
 	case EVENT_MMAP:
-		d->mmap.filename = ec_str(c, ev->mmap.filename);
+		EC_STR(mmap.filename, ev->mmap.filename);
 		break;
 	case EVENT_COMM:
-		d->comm.comm = ec_str(c, ev->comm.comm);
+		EC_STR(comm.comm, ev->comm.comm);
 		break;
 	case EVENT_JIT:
-		d->jit.name = ec_str(c, ev->jit.name);
+		EC_STR(jit.name, ev->jit.name);
 		break;
 	case EVENT_BUILD_ID:
-		d->build_id.filename = ec_str(c, ev->build_id.filename);
+		EC_STR(build_id.filename, ev->build_id.filename);
 		break;
 	default:
 		break;
 	}
 }
 
+#undef EC_STR
+#undef EC_PUT
+
 static void ec_init(struct ec_cur *c, void *buf, const struct event *ev,
 		    unsigned flags)
 {
-	memset(c, 0, sizeof(*c));
 	c->buf = buf;
+	c->pos = 0;
 	c->raw = ev->raw;
 	c->raw_len = ev->raw ? ev->raw_len : 0;
-	if ((flags & EVENT_COPY_NO_STACK) &&
+	if (!(flags & EVENT_COPY_NO_STACK) ||
 	    !ec_stack_cut(ev, &c->cut, &c->removed))
 		c->cut = c->removed = 0;
 }
@@ -166,10 +174,9 @@ static void ec_init(struct ec_cur *c, void *buf, const struct event *ev,
 size_t event_copy_size(const struct event *ev, unsigned flags)
 {
 	struct ec_cur c;
-	struct event d = *ev;
 
 	ec_init(&c, NULL, ev, flags);
-	ec_walk(&c, &d, ev);
+	ec_walk(&c, NULL, ev);
 	return c.pos;
 }
 
