@@ -9,7 +9,8 @@ Unlike compare_stacks.py, which folds stacks the way stackcollapse-perf.pl
 does (text from '(' dropped), this compares the whole names as printed,
 '+0x..' offsets removed, at every position of perf's stack (leaf first,
 inlined frames included): restack may go on past where perf stopped, and
-its '[truncated: ...]' marker is not a frame; --depth N compares only the
+its '[truncated: ...]' marker is not a frame, nor perf's ffffffffffffffff
+[unknown] line where its unwinding gave up; --depth N compares only the
 N innermost).  Prints the share of perf's frames whose name restack
 printed at the same position and the share of samples with every name
 equal; exits 1 when the share of frames is below MIN_PERCENT (default
@@ -27,6 +28,10 @@ import sys
 HEAD_RE = re.compile(r'^\S.*?\s(\d+)(?:/(\d+))?\s+(?:\[-?\d+\]\s+)?'
                      r'(\d+\.\d+):')
 FRAME_RE = re.compile(r'^\s+([0-9a-f]+) (.*) \((.*)\)( [a-z-]+)?$')
+# perf's DWARF unwinder ends a stack it could not unwind to its end (the
+# stack copy ran out) with this address, "[unknown]": no frame, as
+# restack's '[truncated: ...]' marker is none
+PERF_NO_FRAME = 'ffffffffffffffff'
 
 
 def load(path):
@@ -47,7 +52,8 @@ def load(path):
                     key = (tid, m.group(3))
                 continue
             m = FRAME_RE.match(line)
-            if not m or (m.group(4) or '') == ' marker':
+            if not m or (m.group(4) or '') == ' marker' or \
+                    m.group(1) == PERF_NO_FRAME:
                 continue
             frames.append(re.sub(r'\+0x[0-9a-f]+$', '', m.group(2)))
     if key is not None:
