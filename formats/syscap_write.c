@@ -18,6 +18,8 @@
 #define SW_FLUSH_AT (1u << 20)
 #define SW_MAX_ADDRS ((SYSCAP_FRAME_MAX - 32) / 8)
 
+#define SW_KPAIRS 65536u       /* bits of the filter (sw_kkey()) */
+
 struct syscap_writer {
 	int fd;
 	bool seekable;
@@ -45,12 +47,44 @@ struct syscap_writer {
 
 	struct hashmap knames;  /* hashes of the kernel frames' names */
 	struct hashmap knames_at; /* the addresses of names in knames */
+	uint64_t kpairs[SW_KPAIRS / 64]; /* a filter of them (sw_kkey()) */
 	struct sw_usym *usyms;  /* named addresses, for __symbols__ */
 	size_t nr_usyms, alloc_usyms;
 	struct hashmap useen;   /* hash of (pid, address) -> index + 1 */
 	struct strbuf strs;     /* __symbols__ strings, from 32 zero bytes */
 	struct hashmap stroff;  /* string hash -> offset in strs */
 };
+
+/*
+ * A kernel symbol's name of n bytes as a bit of knames' filter, from its
+ * length and three of its bytes (names share their starts: "__x64_sys_",
+ * "do_"): most lines of /proc/kallsyms are then passed over without
+ * hashing their names.
+ */
+static unsigned sw_kkey(const char *name, size_t n)
+{
+	size_t k = n ? n : 1;
+
+	return (unsigned)(n * 0x9e37u ^ (unsigned char)name[0] * 0x85ebu ^
+			  (unsigned char)name[k / 2] * 0xc2b3u ^
+			  (unsigned char)name[k - 1] * 0x27d5u) %
+	       SW_KPAIRS;
+}
+
+static void sw_kkey_set(struct syscap_writer *w, const char *name)
+{
+	unsigned k = sw_kkey(name, strlen(name));
+
+	w->kpairs[k / 64] |= 1ull << (k % 64);
+}
+
+static bool sw_kkey_has(const struct syscap_writer *w, const char *name,
+			size_t n)
+{
+	unsigned k = sw_kkey(name, n);
+
+	return w->kpairs[k / 64] >> (k % 64) & 1;
+}
 
 /* An address of a sample and its name, for the __symbols__ file. */
 struct sw_usym {
@@ -303,6 +337,7 @@ static int sw_note_names(struct syscap_writer *w, const struct event *ev,
 				    hashmap_put(&w->knames_at,
 						(uintptr_t)name, NULL) < 0)
 					return -1;
+				sw_kkey_set(w, name);
 			}
 			/* and in __symbols__: sysprof 3.46 names kernel
 			 * frames from there, not from /proc/kallsyms */
@@ -586,11 +621,9 @@ static int sw_symbols(struct syscap_writer *w)
 /* The length of a kallsyms line's name (at s), up to a tab or newline. */
 static size_t sw_kname_len(const char *s, const char *end)
 {
-	const char *p = s;
+	const char *tab = memchr(s, '\t', (size_t)(end - s));
 
-	while (p < end && *p != '\t' && *p != '\n')
-		p++;
-	return (size_t)(p - s);
+	return (size_t)((tab ? tab : end) - s);
 }
 
 bool syscap_writer_has_kernel(const struct syscap_writer *w)
@@ -634,6 +667,7 @@ int syscap_writer_kallsyms(struct syscap_writer *w, const char *text,
 
 	if (!w->knames.nr || w->in_kallsyms)
 		return 0;
+	sw_kkey_set(w, "_text");
 	strbuf_init(&out);
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -649,11 +683,13 @@ int syscap_writer_kallsyms(struct syscap_writer *w, const char *text,
 			size_t n;
 
 			name = q + 3;
-			n = sw_kname_len(name, le);
 			if (want_next && addr > after) {
 				keep = true;
 				want_next = false;
 			}
+			n = sw_kname_len(name, le);
+			if (!n || !sw_kkey_has(w, name, n))
+				goto next;      /* not a name of ours */
 			/* _text too: where readers place the kernel */
 			if ((n == 5 && !memcmp(name, "_text", 5)) ||
 			    (n && hashmap_get(&w->knames,
@@ -664,6 +700,7 @@ int syscap_writer_kallsyms(struct syscap_writer *w, const char *text,
 				after = addr;
 			}
 		}
+next:
 		if (keep) {
 			strbuf_add(&out, p, (size_t)(le - p));
 			strbuf_addch(&out, '\n');
