@@ -18,7 +18,7 @@
 #define SW_FLUSH_AT (1u << 20)
 #define SW_MAX_ADDRS ((SYSCAP_FRAME_MAX - 32) / 8)
 
-#define SW_KPAIRS 65536u       /* bits of the filter (sw_kkey()) */
+#define SW_KFILTER_BITS 65536u /* bits of the filter (sw_kkey()) */
 
 struct syscap_writer {
 	int fd;
@@ -47,7 +47,7 @@ struct syscap_writer {
 
 	struct hashmap knames;  /* hashes of the kernel frames' names */
 	struct hashmap knames_at; /* the addresses of names in knames */
-	uint64_t kpairs[SW_KPAIRS / 64]; /* a filter of them (sw_kkey()) */
+	uint64_t kfilter[SW_KFILTER_BITS / 64]; /* of them (sw_kkey()) */
 	struct sw_usym *usyms;  /* named addresses, for __symbols__ */
 	size_t nr_usyms, alloc_usyms;
 	struct hashmap useen;   /* hash of (pid, address) -> index + 1 */
@@ -68,14 +68,14 @@ static unsigned sw_kkey(const char *name, size_t n)
 	return (unsigned)(n * 0x9e37u ^ (unsigned char)name[0] * 0x85ebu ^
 			  (unsigned char)name[k / 2] * 0xc2b3u ^
 			  (unsigned char)name[k - 1] * 0x27d5u) %
-	       SW_KPAIRS;
+	       SW_KFILTER_BITS;
 }
 
 static void sw_kkey_set(struct syscap_writer *w, const char *name)
 {
 	unsigned k = sw_kkey(name, strlen(name));
 
-	w->kpairs[k / 64] |= 1ull << (k % 64);
+	w->kfilter[k / 64] |= 1ull << (k % 64);
 }
 
 static bool sw_kkey_has(const struct syscap_writer *w, const char *name,
@@ -83,7 +83,7 @@ static bool sw_kkey_has(const struct syscap_writer *w, const char *name,
 {
 	unsigned k = sw_kkey(name, n);
 
-	return w->kpairs[k / 64] >> (k % 64) & 1;
+	return w->kfilter[k / 64] >> (k % 64) & 1;
 }
 
 /* An address of a sample and its name, for the __symbols__ file. */
@@ -692,9 +692,9 @@ int syscap_writer_kallsyms(struct syscap_writer *w, const char *text,
 				goto next;      /* not a name of ours */
 			/* _text too: where readers place the kernel */
 			if ((n == 5 && !memcmp(name, "_text", 5)) ||
-			    (n && hashmap_get(&w->knames,
-					      hashmap_fnv(HASHMAP_FNV_SEED,
-							  name, n), &v))) {
+			    hashmap_get(&w->knames,
+					hashmap_fnv(HASHMAP_FNV_SEED, name, n),
+					&v)) {
 				keep = true;
 				want_next = true;
 				after = addr;
